@@ -1,0 +1,52 @@
+# Accelerator Atlas — the two commands a fresh machine needs:
+#   make serve   set up everything and serve the site on http://127.0.0.1:8000/
+#   make test    set up everything (Chromium included) and run all tests
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+export NO_MKDOCS_2_WARNING := 1
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: help setup serve build validate test chromium clean
+
+help:
+	@echo "make serve     set up and serve the site (English at /, German at /de/)"
+	@echo "make test      set up and run all tests (installs Debian's chromium if missing)"
+	@echo "make build     build the site into site/ (strict)"
+	@echo "make validate  check the data set only"
+
+$(VENV)/.installed: requirements.txt
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(VENV)/.installed node_modules/.installed
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+serve: setup
+	$(VENV)/bin/mkdocs serve
+
+build: setup
+	$(VENV)/bin/mkdocs build --strict
+
+validate: $(VENV)/.installed
+	$(PY) -m atlas validate
+
+test: setup chromium
+	$(PY) -m pytest
+
+clean:
+	rm -rf site .pytest_cache .hypothesis

@@ -1,0 +1,113 @@
+"""Checks on a device that JSON Schema cannot express.
+
+Each check returns (path, message) pairs. They catch the mistakes that slip
+through review: a figure without a source, a TB/s value typed into a GB/s
+field, a sparse number filed as dense, a dense figure larger than its sparse
+twin.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from atlas.checks.common import not_in_future
+
+# Plausible ranges per memory technology: (capacity GiB min, max), (bandwidth GB/s min, max).
+# Wide on purpose: they catch unit mix-ups (TB/s typed as GB/s, MiB as GiB), not outliers.
+MEMORY_RANGES = {
+    "HBM": ((4, 1024), (300, 50_000)),
+    "GDDR": ((2, 128), (100, 4_000)),
+    "LPDDR": ((1, 2_048), (20, 2_000)),
+    "DDR": ((1, 24_576), (20, 2_000)),
+    "SRAM": ((0.001, 100), (1_000, 100_000_000)),
+}
+
+# Expected ratio of a sparse (2:4) figure to its dense twin.
+SPARSE_RATIO = (1.5, 2.5)
+
+
+def memory_family(memory_type: str) -> str | None:
+    """'HBM3e' -> 'HBM', 'GDDR6X' -> 'GDDR', 'LPDDR5X' -> 'LPDDR', 'DDR5' -> 'DDR'."""
+    upper = memory_type.upper()
+    for family in ("LPDDR", "GDDR", "HBM", "DDR", "SRAM"):
+        if upper.startswith(family):
+            return family
+    return None
+
+
+def device_problems(device: dict, today: datetime.date | None = None) -> list[tuple[tuple, str]]:
+    """Semantic problems of one schema-valid device."""
+    today = today or datetime.date.today()
+    problems: list[tuple[tuple, str]] = []
+    sources = device.get("sources", {})
+
+    # Every number-bearing block names a source that exists; every source is used.
+    used = set()
+    blocks = [((key,), device[key]) for key in ("memory", "power", "interconnect", "price") if key in device]
+    blocks += [(("compute", i), entry) for i, entry in enumerate(device.get("compute", []))]
+    for path, block in blocks:
+        ref = block.get("source")
+        used.add(ref)
+        if ref not in sources:
+            known = ", ".join(sorted(sources)) or "none"
+            problems.append((path + ("source",), f"names source '{ref}', which is not in 'sources' (known: {known})"))
+    for key in sources:
+        if key not in used:
+            problems.append((("sources", key), "is listed but no value cites it; remove it or cite it"))
+
+    # One figure per (precision, unit, sparsity).
+    seen = {}
+    for i, entry in enumerate(device.get("compute", [])):
+        triple = (entry["precision"], entry["unit"], entry["sparsity"])
+        if triple in seen:
+            problems.append(
+                (("compute", i), f"repeats {'/'.join(triple)} already given at compute[{seen[triple]}]")
+            )
+        else:
+            seen[triple] = i
+
+    # Sparse figures are about twice their dense twin, never smaller.
+    figures = {(e["precision"], e["unit"], e["sparsity"]): e["tflops"] for e in device.get("compute", [])}
+    for i, entry in enumerate(device.get("compute", [])):
+        if entry["sparsity"] != "sparse":
+            continue
+        dense = figures.get((entry["precision"], entry["unit"], "dense"))
+        if dense:
+            ratio = entry["tflops"] / dense
+            if not SPARSE_RATIO[0] <= ratio <= SPARSE_RATIO[1]:
+                problems.append(
+                    (
+                        ("compute", i, "tflops"),
+                        f"sparse figure is {ratio:.2f}x the dense one; expected about 2x "
+                        "(is one of them filed with the wrong sparsity?)",
+                    )
+                )
+
+    # Memory capacity and bandwidth in the range of their technology.
+    memory = device.get("memory", {})
+    family = memory_family(memory.get("type", ""))
+    if family:
+        (cap_lo, cap_hi), (bw_lo, bw_hi) = MEMORY_RANGES[family]
+        cap = memory.get("capacity_gib")
+        if cap is not None and not cap_lo <= cap <= cap_hi:
+            problems.append(
+                (("memory", "capacity_gib"), f"{cap} GiB is implausible for {family} ({cap_lo}–{cap_hi} GiB); check the unit")
+            )
+        bw = memory.get("bandwidth_gb_s")
+        if bw is not None and not bw_lo <= bw <= bw_hi:
+            problems.append(
+                (("memory", "bandwidth_gb_s"), f"{bw} GB/s is implausible for {family} ({bw_lo}–{bw_hi} GB/s); check the unit (GB/s, not TB/s)")
+            )
+    elif memory.get("type"):
+        problems.append((("memory", "type"), f"unknown memory technology '{memory['type']}' (expected HBM…, GDDR…, LPDDR…, DDR… or SRAM)"))
+
+    # Dates are not in the future.
+    if device.get("launch_year", 0) > today.year + 1:
+        problems.append((("launch_year",), f"{device['launch_year']} is more than a year ahead"))
+    price = device.get("price")
+    if price and not not_in_future(price["as_of"], today):
+        problems.append((("price", "as_of"), f"{price['as_of']} is in the future"))
+    for key, source in sources.items():
+        if isinstance(source, dict) and "accessed" in source and not not_in_future(source["accessed"], today):
+            problems.append((("sources", key, "accessed"), f"{source['accessed']} is not a past date"))
+    return problems

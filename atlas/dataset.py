@@ -1,0 +1,153 @@
+"""Load and validate the data set under ``data/``.
+
+The data set is a set of *collections*: each is a folder of YAML files, one
+entry per file, with a JSON Schema and a function for the checks a schema
+cannot express. ``load_dataset`` reads them all, collects every error (not
+just the first) and either returns the entries or raises
+``DataValidationError`` whose lines each name file, line, entry and field.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from atlas.checks.common import text_problems
+from atlas.checks.devices import device_problems
+from atlas.errors import DataError, DataValidationError, dotted
+from atlas.schema import schema_problems
+from atlas.yamlfile import YamlSyntaxError, read_yaml
+
+_ID_LINE = re.compile(r"^id:\s*['\"]?([a-z0-9][a-z0-9.-]*)")
+_KEY_LINE = re.compile(r"^\s*(?:-\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*:")
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = REPO_ROOT / "data"
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A folder of one-entry YAML files sharing a schema."""
+
+    name: str  # "devices"
+    entry_kind: str  # "device", used in error messages
+    folder: str  # relative to data/
+    schema: str  # file name in data/schema/
+    checks: Callable[[dict, datetime.date], list] | None = None
+    id_matches_filename: bool = True
+
+
+COLLECTIONS: tuple[Collection, ...] = (
+    Collection("devices", "device", "hardware", "device.schema.json", device_problems),
+)
+
+
+@dataclass
+class Dataset:
+    """Validated entries by collection name, then by id, in id order."""
+
+    entries: dict = field(default_factory=dict)  # {"devices": {id: dict}}
+    files: dict = field(default_factory=dict)  # {"devices": {id: relative path}}
+
+    @property
+    def devices(self) -> dict:
+        return self.entries.get("devices", {})
+
+    def device(self, device_id: str) -> dict:
+        try:
+            return self.devices[device_id]
+        except KeyError:
+            raise KeyError(f"unknown device id {device_id!r}") from None
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _guess_location(path: Path, line: int) -> tuple[str | None, str | None]:
+    """For a file that does not parse: its id and the key on ``line``, read from the raw text."""
+    try:
+        text = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None, None
+    entry = next((m.group(1) for t in text if (m := _ID_LINE.match(t))), None)
+    key = None
+    if 0 < line <= len(text) and (m := _KEY_LINE.match(text[line - 1])):
+        key = m.group(1)
+    return entry, key
+
+
+def load_collection(collection: Collection, data_dir: Path, root: Path, today: datetime.date):
+    """Entries {id: data}, files {id: path} and errors of one collection."""
+    entries, files, errors = {}, {}, []
+    first_line = {}
+    folder = data_dir / collection.folder
+    paths = sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml")) if folder.is_dir() else []
+    for path in paths:
+        rel = _relative(path, root)
+
+        def err(line, entry, fld, message):
+            errors.append(DataError(rel, line, entry, fld, message, collection.entry_kind))
+
+        try:
+            doc = read_yaml(path)
+        except YamlSyntaxError as exc:
+            entry, key = _guess_location(path, exc.line)
+            err(exc.line, entry, key, exc.message)
+            continue
+        data = doc.data
+        if not isinstance(data, dict):
+            err(1, None, None, f"expected one {collection.entry_kind} as a mapping of keys to values")
+            continue
+        entry_id = data.get("id") if isinstance(data.get("id"), str) else None
+        for path_, line in doc.duplicate_keys:
+            err(line, entry_id, dotted(path_), "key appears twice; YAML keeps only the last one")
+        problems = schema_problems(data, collection.schema)
+        problems += text_problems(data)
+        if not problems and collection.checks:
+            problems += collection.checks(data, today)
+        for p, message in problems:
+            err(doc.line_of(p), entry_id, dotted(p) or None, message)
+        if entry_id is None:
+            continue
+        if collection.id_matches_filename and path.stem != entry_id:
+            err(doc.line_of(("id",)), entry_id, "id", f"must match the file name '{path.stem}'")
+        if entry_id in files:
+            err(
+                doc.line_of(("id",)),
+                entry_id,
+                "id",
+                f"duplicate id; already used in {files[entry_id]}:{first_line[entry_id]}",
+            )
+            continue
+        files[entry_id] = rel
+        first_line[entry_id] = doc.line_of(("id",))
+        entries[entry_id] = data
+    return dict(sorted(entries.items())), files, errors
+
+
+def load_dataset(
+    data_dir: Path | str = DATA_DIR,
+    root: Path | str | None = None,
+    collections: tuple[Collection, ...] = COLLECTIONS,
+    today: datetime.date | None = None,
+) -> Dataset:
+    """Load every collection under ``data_dir``; raise ``DataValidationError`` on any error."""
+    data_dir = Path(data_dir)
+    root = Path(root) if root else (REPO_ROOT if data_dir.resolve().is_relative_to(REPO_ROOT) else data_dir.parent)
+    today = today or datetime.date.today()
+    dataset, errors = Dataset(), []
+    for collection in collections:
+        entries, files, errs = load_collection(collection, data_dir, root, today)
+        dataset.entries[collection.name] = entries
+        dataset.files[collection.name] = files
+        errors += errs
+    if errors:
+        raise DataValidationError(errors)
+    return dataset

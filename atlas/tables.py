@@ -1,0 +1,133 @@
+"""HTML comparison tables and single figures for the pages.
+
+Every string from the data set is HTML-escaped here; numbers are formatted
+for the page's language by ``l10n.format_number``; each cell carries its raw
+value in ``data-sort`` so the in-browser sorter orders numbers, not text.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import l10n
+from atlas.fields import NUMERIC_FIELDS, ComputeField, field_value, parse_field
+from atlas.frame import select_devices
+
+DEFAULT_COLUMNS = ("name", "vendor", "launch_year", "memory", "bandwidth", "bf16.matrix.dense", "tdp", "sources")
+
+# Fields whose value is a label key prefix (kind -> "kind.gpu").
+_ENUM_FIELDS = {"kind", "segment", "availability"}
+
+
+def format_figure(value: float, lang: str) -> str:
+    """Device figures: up to one decimal below 100, whole numbers above (1,978.9 stays exact)."""
+    return l10n.format_number(value, lang, 1 if abs(value) < 10_000 else 0)
+
+
+def column_header(name: str, lang: str) -> str:
+    """Localised header text of column ``name``, with its unit."""
+    field = parse_field(name)
+    if isinstance(field, ComputeField):
+        title = l10n.t(
+            lang,
+            "col.compute",
+            precision=l10n.t(lang, f"precision.{field.precision}"),
+            unit=l10n.t(lang, f"unit_kind.{field.unit}"),
+            sparsity=l10n.t(lang, f"sparsity.{field.sparsity}"),
+        )
+        return f"{title} ({l10n.t(lang, field.unit_label)})"
+    title = l10n.t(lang, f"col.{field}")
+    if field in NUMERIC_FIELDS:
+        title += f" ({l10n.t(lang, NUMERIC_FIELDS[field])})"
+    return title
+
+
+def _sources_cell(device: dict, lang: str) -> str:
+    links = []
+    for i, (key, source) in enumerate(device["sources"].items(), start=1):
+        links.append(
+            f'<a href="{escape(source["url"])}" title="{escape(source["title"])}" rel="noopener">[{i}]</a>'
+        )
+    return " ".join(links)
+
+
+def cell(device: dict, name: str, lang: str) -> str:
+    """One ``<td>`` for ``device`` and column ``name``."""
+    if name == "sources":
+        return f"<td>{_sources_cell(device, lang)}</td>"
+    value = field_value(device, name)
+    if value is None:
+        dash = escape(l10n.t(lang, "table.not_stated"))
+        title = escape(l10n.t(lang, "table.not_stated_title"))
+        return f'<td data-sort="-1" title="{title}">{dash}</td>'
+    raw = value.value
+    if name in _ENUM_FIELDS:
+        return f"<td>{escape(l10n.t(lang, f'{name}.{raw}'))}</td>"
+    if name == "software":
+        return f"<td>{escape(', '.join(raw))}</td>"
+    if name == "launch_year":
+        return f'<td data-sort="{raw}">{raw}</td>'
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        text = format_figure(raw, lang)
+        source = device["sources"].get(value.source, {}) if value.source else {}
+        title = f' title="{escape(l10n.t(lang, "spec.source_title", title=source["title"]))}"' if source else ""
+        return f'<td data-sort="{raw!r}"{title}>{text}</td>'
+    return f"<td>{escape(str(raw))}</td>"
+
+
+def device_table(
+    devices: dict,
+    lang: str,
+    columns=DEFAULT_COLUMNS,
+    kind=None,
+    ids=None,
+    segment=None,
+    sort=None,
+) -> str:
+    """A sortable HTML table of the selected devices.
+
+    ``kind``/``segment`` filter (a string or a list), ``ids`` picks devices
+    in that order, ``sort`` is a column name to sort by (descending for
+    numbers). Unknown columns, kinds or ids raise ``ValueError``.
+    """
+    columns = list(columns)
+    for name in columns:
+        parse_field(name)
+    rows = select_devices(devices, kind=kind, ids=ids, segment=segment, sort=sort)
+    head = "".join(f'<th scope="col">{escape(column_header(c, lang))}</th>' for c in columns)
+    if not rows:
+        return f'<p class="atlas-empty">{escape(l10n.t(lang, "table.empty"))}</p>'
+    body = []
+    for device in rows:
+        cells = []
+        for c in columns:
+            if c == "name":
+                cells.append(f'<th scope="row">{escape(device["name"])}</th>')
+            else:
+                cells.append(cell(device, c, lang))
+        body.append(f'<tr data-device="{escape(device["id"])}">{"".join(cells)}</tr>')
+    caption = escape(l10n.t(lang, "table.caption_units"))
+    return (
+        f'<table data-atlas-table="devices" data-sortable>'
+        f"<caption>{caption}</caption>"
+        f"<thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def spec(device: dict, name: str, lang: str) -> str:
+    """One figure of one device for running text, with its unit and source as a tooltip."""
+    value = field_value(device, name)
+    if value is None:
+        raise ValueError(f"device {device['id']!r} does not state {name!r}")
+    raw = value.value
+    if not isinstance(raw, (int, float)) or isinstance(raw, bool):
+        return escape(str(raw))
+    text = format_figure(raw, lang)
+    if value.unit:
+        text += "\u00a0" + l10n.t(lang, value.unit)
+    source = device["sources"][value.source]
+    return (
+        f'<span class="atlas-spec" data-device="{escape(device["id"])}" data-field="{escape(name)}" '
+        f'title="{escape(l10n.t(lang, "spec.source_title", title=source["title"]))}">{escape(text)}</span>'
+    )

@@ -1,0 +1,98 @@
+"""Localisation shared by the build, the command line and the browser.
+
+Standard library only: this package is shipped to Pyodide together with
+``calculators`` and ``charts``. It holds the one translation table per language
+(``en.json``, ``de.json``) and the number formatting rules for each language.
+
+Number formatting follows CLDR as Babel implements it (tests compare the two):
+English ``3,350.5``, German ``3.350,5``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import ROUND_HALF_EVEN, Decimal
+from functools import lru_cache
+from pathlib import Path
+
+LANGUAGES = ("en", "de")
+DEFAULT_LANGUAGE = "en"
+
+# CLDR symbols for the languages the site ships (Babel: Locale(l).number_symbols["latn"]).
+_SYMBOLS = {
+    "en": {"group": ",", "decimal": ".", "minus": "-"},
+    "de": {"group": ".", "decimal": ",", "minus": "-"},
+}
+
+_HERE = Path(__file__).resolve().parent
+
+
+def check_language(lang: str) -> str:
+    """Return ``lang`` if the site ships it, else raise ``ValueError``."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unsupported language {lang!r}; expected one of {', '.join(LANGUAGES)}")
+    return lang
+
+
+@lru_cache(maxsize=None)
+def labels(lang: str) -> dict:
+    """The flat translation table of ``lang`` (key -> text)."""
+    check_language(lang)
+    with open(_HERE / f"{lang}.json", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def t(lang: str, key: str, **params) -> str:
+    """Translate ``key`` into ``lang`` and fill ``{name}`` placeholders.
+
+    A missing key raises ``KeyError``: the tests keep both tables complete, so
+    a missing key is a bug, never a silent English fallback.
+    """
+    text = labels(lang)[key]
+    return text.format(**params) if params else text
+
+
+def format_number(value: float, lang: str, decimals: int = 1, *, trim: bool = True) -> str:
+    """Format ``value`` with the grouping and decimal symbols of ``lang``.
+
+    ``decimals`` is the maximum number of fraction digits (rounded half to
+    even, as Babel does); with ``trim`` trailing zeros are dropped, so
+    ``format_number(80.0, "en")`` gives ``"80"`` and ``3350.5`` gives
+    ``"3,350.5"`` (``"3.350,5"`` in German). Raises ``ValueError`` for NaN
+    and infinities: they must never reach a page.
+    """
+    check_language(lang)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"not a number: {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"cannot format non-finite number {value!r}")
+    sym = _SYMBOLS[lang]
+    quantum = Decimal(1).scaleb(-decimals)
+    rounded = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_EVEN)
+    whole, _, frac = f"{abs(rounded):f}".partition(".")
+    if trim:
+        frac = frac.rstrip("0")
+    groups = []
+    while len(whole) > 3:
+        groups.insert(0, whole[-3:])
+        whole = whole[:-3]
+    groups.insert(0, whole)
+    out = sym["group"].join(groups)
+    if frac:
+        out += sym["decimal"] + frac
+    return (sym["minus"] if rounded < 0 else "") + out
+
+
+def format_significant(value: float, lang: str, digits: int = 3) -> str:
+    """Format ``value`` with about ``digits`` significant digits (at least the
+    whole number part): 1978.9 -> "1,979", 3.35 -> "3.35", 0.0412 -> "0.0412"."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"not a number: {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"cannot format non-finite number {value!r}")
+    if value == 0:
+        return format_number(0, lang, 0)
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, digits - 1 - magnitude)
+    return format_number(value, lang, decimals)

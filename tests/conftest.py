@@ -1,0 +1,123 @@
+"""Shared fixtures: the repository root on sys.path, the data set, and one
+built site per test session (both languages), served on a free local port."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def dataset():
+    from atlas.dataset import load_dataset
+
+    return load_dataset()
+
+
+def run_mkdocs_build(site_dir: Path, config: Path | None = None, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess:
+    """Run ``mkdocs build --strict`` into ``site_dir`` and return the finished process."""
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
+    if config:
+        cmd += ["--config-file", str(config)]
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The whole site built once for the session (strict: any warning fails)."""
+    site_dir = tmp_path_factory.mktemp("site")
+    result = run_mkdocs_build(site_dir)
+    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
+    return site_dir
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".json": "application/json",
+    }
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_server(built_site):
+    """Serve the built site on 127.0.0.1 at a free port; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by Playwright (never a downloaded browser)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: 'make test' installs Debian's chromium package")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, site_server):
+    """A fresh browser page that records every request and console error."""
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.requests_seen = []
+    pg.console_errors = []
+    pg.failed_requests = []
+    pg.on("request", lambda r: pg.requests_seen.append(r.url))
+    pg.on("requestfailed", lambda r: pg.failed_requests.append(r.url))
+    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    yield pg
+    context.close()
+
+
+def copy_repo_for_build(dest: Path) -> Path:
+    """A throw-away copy of what a build needs, so a test can break its data."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("mkdocs.yml", "docs", "overrides", "macros", "atlas", "l10n", "data"):
+        src = REPO_ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / name)
+    for name in ("calculators", "charts", "kernels"):
+        if (REPO_ROOT / name).is_dir():
+            shutil.copytree(REPO_ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (dest / "node_modules").symlink_to(REPO_ROOT / "node_modules")
+    return dest

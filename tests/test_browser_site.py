@@ -1,0 +1,33 @@
+"""The built site in a real browser (Debian's Chromium through Playwright)."""
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def same_origin(urls, base):
+    return [u for u in urls if not (u.startswith(base) or u.startswith("data:") or u.startswith("blob:"))]
+
+
+@pytest.mark.parametrize("path", ["/compare/", "/de/compare/"])
+def test_compare_table_sorts_and_stays_on_origin(page, site_server, path):
+    page.goto(site_server + path)
+    table = page.locator("table[data-atlas-table]").first
+    table.wait_for()
+    header = table.locator("thead th").nth(5)  # memory bandwidth
+    header.click()  # tablesort: first click sorts descending
+    first = table.locator("tbody tr").first.get_attribute("data-device")
+    header.click()
+    last_first = table.locator("tbody tr").first.get_attribute("data-device")
+    assert {first, last_first} == {"h100-sxm", "a100-sxm-80gb"}
+    assert first != last_first
+    assert same_origin(page.requests_seen, site_server) == []
+    assert page.console_errors == []
+    assert page.failed_requests == []
+
+
+def test_language_switcher_goes_to_twin(page, site_server):
+    page.goto(site_server + "/compare/")
+    page.locator('a.md-select__link[hreflang="de"]').first.dispatch_event("click")
+    page.wait_for_url("**/de/compare/")
+    assert page.locator("h1").inner_text().rstrip("¶") == "Hardware-Vergleich"

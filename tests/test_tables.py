@@ -1,0 +1,73 @@
+"""Comparison tables and single figures: values, locale formatting, escaping."""
+
+import re
+
+import pytest
+
+from atlas import tables
+
+
+def row(html: str, device_id: str) -> str:
+    match = re.search(rf'<tr data-device="{device_id}">(.*?)</tr>', html)
+    assert match, f"no row for {device_id}"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("lang, expected", [("en", ">3,350<"), ("de", ">3.350<")])
+def test_h100_bandwidth_cell_per_locale(dataset, lang, expected):
+    html = tables.device_table(dataset.devices, lang, columns=["name", "bandwidth"], ids=["h100-sxm"])
+    assert expected in row(html, "h100-sxm")
+    assert 'data-sort="3350"' in row(html, "h100-sxm")
+
+
+@pytest.mark.parametrize("lang, expected", [("en", ">1,978.9<"), ("de", ">1.978,9<")])
+def test_h100_fp8_dense_is_the_dense_figure(dataset, lang, expected):
+    html = tables.device_table(dataset.devices, lang, columns=["name", "fp8.matrix.dense"], ids=["h100-sxm"])
+    assert expected in row(html, "h100-sxm")
+
+
+def test_headers_follow_language(dataset):
+    en = tables.device_table(dataset.devices, "en", columns=["name", "bandwidth", "bf16.matrix.dense"])
+    de = tables.device_table(dataset.devices, "de", columns=["name", "bandwidth", "bf16.matrix.dense"])
+    assert "Memory bandwidth (GB/s)" in en
+    assert "Speicherbandbreite (GB/s)" in de
+    assert "BF16 Matrixeinheit, dicht (TFLOP/s)" in de
+
+
+def test_missing_figure_shows_a_dash_not_zero(dataset):
+    html = tables.device_table(dataset.devices, "en", columns=["name", "fp8.matrix.dense"], ids=["a100-sxm-80gb"])
+    assert ">—<" in row(html, "a100-sxm-80gb")
+
+
+def test_strings_are_escaped():
+    hostile = {
+        "id": "x",
+        "name": '<img src=x onerror=alert(1)>"',
+        "vendor": "<b>V</b>",
+        "kind": "gpu",
+        "segment": "datacenter",
+        "memory": {"capacity_gib": 1, "type": "HBM3", "bandwidth_gb_s": 1, "source": "s"},
+        "compute": [],
+        "software": ["<script>"],
+        "sources": {"s": {"url": 'https://e.x/"><script>', "title": "<t>", "accessed": "2026-01-01"}},
+    }
+    html = tables.device_table({"x": hostile}, "en", columns=["name", "vendor", "software", "memory", "sources"])
+    assert "<img" not in html and "<script>" not in html and "<b>" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;&quot;" in html
+
+
+def test_unknown_column_is_an_error(dataset):
+    with pytest.raises(ValueError, match="unknown field 'bf17.matrix'"):
+        tables.device_table(dataset.devices, "en", columns=["name", "bf17.matrix"])
+
+
+def test_sort_puts_largest_first(dataset):
+    html = tables.device_table(dataset.devices, "en", columns=["name", "bandwidth"], sort="bandwidth")
+    order = re.findall(r'data-device="([^"]+)"', html)
+    assert order.index("h100-sxm") < order.index("a100-sxm-80gb")
+
+
+def test_spec_in_prose(dataset):
+    html = tables.spec(dataset.device("h100-sxm"), "bandwidth", "de")
+    assert ">3.350\u00a0GB/s<" in html
+    assert 'title="Quelle: NVIDIA H100 Tensor Core GPU datasheet"' in html
