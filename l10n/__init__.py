@@ -2,7 +2,9 @@
 
 Standard library only: this package is shipped to Pyodide together with
 ``calculators`` and ``charts``. It holds the one translation table per language
-(``en.json``, ``de.json``) and the number formatting rules for each language.
+and the number formatting rules for each language. A language's table is
+stored by area (``en/site.json``, ``en/calculators.json``, ...) and merged on
+load; a key defined in two files of one language is an error.
 
 Number formatting follows CLDR as Babel implements it (tests compare the two):
 English ``3,350.5``, German ``3.350,5``.
@@ -35,12 +37,23 @@ def check_language(lang: str) -> str:
     return lang
 
 
+def table_files(lang: str) -> list[Path]:
+    """The JSON files that together form the table of ``lang``, in name order."""
+    return sorted((_HERE / check_language(lang)).glob("*.json"))
+
+
 @lru_cache(maxsize=None)
 def labels(lang: str) -> dict:
     """The flat translation table of ``lang`` (key -> text)."""
-    check_language(lang)
-    with open(_HERE / f"{lang}.json", encoding="utf-8") as fh:
-        return json.load(fh)
+    table: dict = {}
+    for path in table_files(lang):
+        with open(path, encoding="utf-8") as fh:
+            part = json.load(fh)
+        twice = sorted(set(table) & set(part))
+        if twice:
+            raise ValueError(f"{path.name}: keys already defined in another {lang} file: {', '.join(twice)}")
+        table.update(part)
+    return table
 
 
 def t(lang: str, key: str, **params) -> str:

@@ -62,7 +62,10 @@ def test_german_is_german():
     assert l10n.t("en", "col.bandwidth") == "Memory bandwidth"
 
 
-def test_tables_are_valid_json_files():
+def test_each_area_file_exists_in_both_languages():
+    names = {lang: [p.name for p in l10n.table_files(lang)] for lang in l10n.LANGUAGES}
+    assert names["en"] == names["de"] and "site.json" in names["en"]
     for lang in l10n.LANGUAGES:
-        with open(l10n._HERE / f"{lang}.json", encoding="utf-8") as fh:
-            assert isinstance(json.load(fh), dict)
+        for path in l10n.table_files(lang):
+            with open(path, encoding="utf-8") as fh:
+                assert isinstance(json.load(fh), dict), path

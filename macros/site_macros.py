@@ -1,0 +1,32 @@
+"""Macros for the data-set tables and single figures in prose."""
+
+from __future__ import annotations
+
+from html import escape
+
+import l10n
+from atlas import tables
+
+
+def register(env, ctx):
+    @env.macro
+    def device_table(columns=tables.DEFAULT_COLUMNS, kind=None, ids=None, segment=None, sort=None):
+        """Sortable comparison table; see atlas.tables.device_table."""
+        return tables.device_table(
+            ctx.dataset.devices, ctx.lang(), columns=columns, kind=kind, ids=ids, segment=segment, sort=sort
+        )
+
+    @env.macro
+    def spec(device_id, field):
+        """One figure of one device with its unit, e.g. spec('h100-sxm', 'bandwidth')."""
+        return tables.spec(ctx.dataset.device(device_id), field, ctx.lang())
+
+    @env.macro
+    def device_name(device_id):
+        """The device's full name, escaped."""
+        return escape(ctx.dataset.device(device_id)["name"])
+
+    @env.macro
+    def label(key, **params):
+        """A string from the translation table of the page's language."""
+        return escape(l10n.t(ctx.lang(), key, **params))
