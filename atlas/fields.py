@@ -60,7 +60,9 @@ class ComputeField:
 
 @dataclass(frozen=True)
 class Value:
-    """A figure as pages show it: raw value, unit label key, source key (or None)."""
+    """A figure as pages show it: raw value, unit label key, source key (or None).
+
+    A price range is a (low, high) tuple."""
 
     value: object
     unit: str | None = None
@@ -113,7 +115,8 @@ def field_value(device: dict, name: str) -> Value | None:
         if not price:
             return None
         unit = "unit.usd_per_hour" if price["kind"] == "cloud-per-hour" else "unit.usd"
-        return Value(price["usd"], unit, price["source"])
+        value = (price["usd"], price["usd_high"]) if "usd_high" in price else price["usd"]
+        return Value(value, unit, price["source"])
     if field == "sources":
         return Value(device["sources"])
     value = device.get(field)

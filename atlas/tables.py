@@ -51,6 +51,13 @@ def _sources_cell(device: dict, lang: str) -> str:
     return " ".join(links)
 
 
+def _source_title(device: dict, value, lang: str) -> str:
+    source = device["sources"].get(value.source) if value.source else None
+    if not source:
+        return ""
+    return f' title="{escape(l10n.t(lang, "spec.source_title", title=source["title"]))}"'
+
+
 def cell(device: dict, name: str, lang: str) -> str:
     """One ``<td>`` for ``device`` and column ``name``."""
     if name == "sources":
@@ -67,11 +74,12 @@ def cell(device: dict, name: str, lang: str) -> str:
         return f"<td>{escape(', '.join(raw))}</td>"
     if name == "launch_year":
         return f'<td data-sort="{raw}">{raw}</td>'
+    if isinstance(raw, tuple):  # a price range
+        text = "–".join(format_figure(v, lang) for v in raw)
+        return f'<td data-sort="{raw[0]!r}"{_source_title(device, value, lang)}>{text}</td>'
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         text = format_figure(raw, lang)
-        source = device["sources"].get(value.source, {}) if value.source else {}
-        title = f' title="{escape(l10n.t(lang, "spec.source_title", title=source["title"]))}"' if source else ""
-        return f'<td data-sort="{raw!r}"{title}>{text}</td>'
+        return f'<td data-sort="{raw!r}"{_source_title(device, value, lang)}>{text}</td>'
     return f"<td>{escape(str(raw))}</td>"
 
 
@@ -121,9 +129,12 @@ def spec(device: dict, name: str, lang: str) -> str:
     if value is None:
         raise ValueError(f"device {device['id']!r} does not state {name!r}")
     raw = value.value
-    if not isinstance(raw, (int, float)) or isinstance(raw, bool):
+    if isinstance(raw, tuple):
+        text = "–".join(format_figure(v, lang) for v in raw)
+    elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        text = format_figure(raw, lang)
+    else:
         return escape(str(raw))
-    text = format_figure(raw, lang)
     if value.unit:
         text += "\u00a0" + l10n.t(lang, value.unit)
     source = device["sources"][value.source]

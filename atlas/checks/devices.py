@@ -107,6 +107,10 @@ def device_problems(device: dict, today: datetime.date | None = None) -> list[tu
     price = device.get("price")
     if price and not not_in_future(price["as_of"], today):
         problems.append((("price", "as_of"), f"{price['as_of']} is in the future"))
+    if price and ("usd_high" in price) != (price["kind"] == "street-range"):
+        problems.append((("price", "usd_high"), "is given exactly when kind is street-range"))
+    elif price and "usd_high" in price and price["usd_high"] <= price["usd"]:
+        problems.append((("price", "usd_high"), f"must be above usd ({price['usd']})"))
     for key, source in sources.items():
         if isinstance(source, dict) and "accessed" in source and not not_in_future(source["accessed"], today):
             problems.append((("sources", key, "accessed"), f"{source['accessed']} is not a past date"))
