@@ -17,6 +17,7 @@ from typing import Callable
 
 from atlas.checks.common import text_problems
 from atlas.checks.devices import device_problems
+from atlas.checks.models import model_problems
 from atlas.errors import DataError, DataValidationError, dotted
 from atlas.schema import schema_problems
 from atlas.yamlfile import YamlSyntaxError, read_yaml
@@ -42,6 +43,7 @@ class Collection:
 
 COLLECTIONS: tuple[Collection, ...] = (
     Collection("devices", "device", "hardware", "device.schema.json", device_problems),
+    Collection("models", "model", "models", "model.schema.json", model_problems),
 )
 
 
@@ -55,6 +57,10 @@ class Dataset:
     @property
     def devices(self) -> dict:
         return self.entries.get("devices", {})
+
+    @property
+    def models(self) -> dict:
+        return self.entries.get("models", {})
 
     def device(self, device_id: str) -> dict:
         try:
