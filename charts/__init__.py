@@ -47,11 +47,20 @@ Memory breakdown (``charts.breakdown``)::
 """
 
 from charts.breakdown import memory_breakdown_figure, memory_breakdown_svg
+from charts.efficiency import efficiency_figure, efficiency_svg
+from charts.generations import generations_figure, generations_svg
 from charts.roofline import roofline_figure, roofline_svg
+from charts.scatter import capacity_bandwidth_figure, capacity_bandwidth_svg
 from charts.svg import ChartError
 
 __all__ = [
     "ChartError",
+    "capacity_bandwidth_figure",
+    "capacity_bandwidth_svg",
+    "efficiency_figure",
+    "efficiency_svg",
+    "generations_figure",
+    "generations_svg",
     "memory_breakdown_figure",
     "memory_breakdown_svg",
     "roofline_figure",
