@@ -283,3 +283,27 @@ def _cross_checks(command: str, v: dict, bad: set) -> list[FieldError]:
         if v["workload"] == "kernel" and not (v["flops"] or v["bytes"]) and not {"flops", "bytes"} & bad:
             errors.append(error("flops", "error.kernel_empty"))
     return errors
+
+
+def describe(command: str, catalog: Catalog) -> list[dict]:
+    """The parameters of ``command`` as JSON-able dicts, for building a form: name, kind, default, bounds,
+    allowed values (ids for models and devices) and the translation key of the label."""
+    out = []
+    for param in params_for(command):
+        if param.kind == "model":
+            choices = catalog.model_ids() + [CUSTOM]
+        elif param.kind == "device":
+            choices = catalog.device_ids()
+        else:
+            choices = list(param.choices)
+        out.append({
+            "name": param.name,
+            "kind": param.kind,
+            "default": param.default,
+            "minimum": param.minimum,
+            "maximum": param.maximum,
+            "exclusive_minimum": param.exclusive_minimum,
+            "choices": choices,
+            "label": f"param.{param.name}",
+        })
+    return out

@@ -127,3 +127,16 @@ def test_no_result_number_is_nan_or_infinite_for_huge_inputs():
 def test_huge_numbers_in_messages_are_formatted():
     (e,) = errors("speed", model="llama-3.1-8b", device="h100-sxm", flops=1e31, workload="kernel")
     assert e["key"] == "error.too_large" and "10,000,000,000,000,000,000,000,000,000,000" in e["message"]
+
+
+def test_form_description_and_defaults_are_plain_json():
+    from calculators import defaults, inputs
+
+    form = inputs.describe("speed", catalog())
+    by_name = {p["name"]: p for p in form}
+    assert "h100-sxm" in by_name["device"]["choices"] and by_name["workload"]["default"] == "decode"
+    assert by_name["context"]["minimum"] == 1
+    json.dumps(form, allow_nan=False)
+    table = defaults.describe()
+    assert any(d["key"] == "overhead.runtime" and d["value"] == 1.0 for d in table)
+    json.dumps(table, allow_nan=False)
