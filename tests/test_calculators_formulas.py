@@ -81,7 +81,7 @@ def test_zero_stages_shard_what_they_say(stage, sharded):
 
 
 def test_zero_does_not_change_inference():
-    r = ok("vram", model="llama-3.1-8b", num_devices=4, zero=3)
+    r = ok("vram", model="llama-3.1-8b", num_devices=4, tp=1, zero=3)
     assert r["per_device"]["weights_gib"] == ok("vram", model="llama-3.1-8b")["per_device"]["weights_gib"]
     assert "note.zero_ignored" in keys(r)
 
@@ -222,3 +222,15 @@ def test_kernel_roofline_and_efficiency_overrides():
 def test_every_default_names_its_source():
     for item in defaults.all_defaults():
         assert item.source.url.startswith("https://") and item.source.says, item.key
+
+
+def test_inference_on_n_devices_splits_the_model_unless_tp_says_otherwise():
+    # "Llama 3.1 70B at 4-bit on two 24 GiB cards?": each holds half the weights and KV cache plus its overhead.
+    one = ok("vram", model="llama-3.1-70b", weights="q4_k_m", context=8192)
+    two = ok("vram", model="llama-3.1-70b", weights="q4_k_m", context=8192, num_devices=2)
+    assert two["tp"] == 2 and two["per_device_gib"] < 24
+    assert two["per_device"]["weights_gib"] == pytest.approx(one["per_device"]["weights_gib"] / 2)
+    replicas = ok("vram", model="llama-3.1-70b", weights="q4_k_m", num_devices=2, tp=1)
+    assert replicas["per_device"]["weights_gib"] == one["per_device"]["weights_gib"]
+    training = ok("vram", model="llama-3.1-8b", mode="full", num_devices=4)
+    assert training["tp"] == 1  # data parallel; ZeRO decides what is sharded
