@@ -8,6 +8,7 @@ for the page's language.
 
 from __future__ import annotations
 
+import math
 from html import escape
 
 import l10n
@@ -21,6 +22,13 @@ def figure(device: dict, name: str) -> float:
     if value is None or isinstance(value.value, (tuple, str, list)):
         raise ValueError(f"device {device['id']!r} states no single number for {name!r}")
     return float(value.value)
+
+
+def significant(value: float, lang: str, digits: int) -> str:
+    """``value`` rounded to ``digits`` significant digits (58,958 -> 59,000 for 2) and formatted for ``lang``."""
+    if value and math.isfinite(value):
+        value = round(value, digits - 1 - math.floor(math.log10(abs(value))))
+    return l10n.format_significant(value, lang, digits)
 
 
 def derived_span(text: str, title: str, kind: str) -> str:
@@ -40,7 +48,7 @@ def register(env, ctx):
         """A number of worked arithmetic in the page's format: ``decimals``
         fraction digits, or three significant digits when None."""
         if decimals is None:
-            return l10n.format_significant(value, lang(), 3)
+            return significant(value, lang(), 3)
         return l10n.format_number(value, lang(), decimals)
 
     @env.macro
@@ -49,7 +57,7 @@ def register(env, ctx):
         dev = device(device_id)
         value = derived.critical_intensity(figure(dev, field), figure(dev, "bandwidth"))
         title = l10n.t(lang(), "derived.intensity_title", device=dev["name"], field=field)
-        return derived_span(l10n.format_significant(value, lang(), 3), title, "intensity")
+        return derived_span(significant(value, lang(), 3), title, "intensity")
 
     @env.macro
     def ratio(device_a, field_a, device_b, field_b, digits=2):
@@ -57,7 +65,7 @@ def register(env, ctx):
         a, b = device(device_a), device(device_b)
         value = figure(a, field_a) / figure(b, field_b)
         title = l10n.t(lang(), "derived.ratio_title", a=f"{a['name']} {field_a}", b=f"{b['name']} {field_b}")
-        return derived_span(l10n.format_significant(value, lang(), digits), title, "ratio")
+        return derived_span(significant(value, lang(), digits), title, "ratio")
 
     @env.macro
     def read_time_ms(device_id, gigabytes):
@@ -65,7 +73,7 @@ def register(env, ctx):
         dev = device(device_id)
         value = derived.transfer_time_s(gigabytes, figure(dev, "bandwidth")) * 1000
         title = l10n.t(lang(), "derived.read_time_title", device=dev["name"])
-        return derived_span(l10n.format_significant(value, lang(), 2), title, "read-time")
+        return derived_span(significant(value, lang(), 2), title, "read-time")
 
     @env.macro
     def tokens_per_s_bound(device_id, gigabytes):
@@ -73,7 +81,7 @@ def register(env, ctx):
         dev = device(device_id)
         value = 1 / derived.transfer_time_s(gigabytes, figure(dev, "bandwidth"))
         title = l10n.t(lang(), "derived.tokens_title", device=dev["name"])
-        return derived_span(l10n.format_significant(value, lang(), 2), title, "tokens-per-s")
+        return derived_span(significant(value, lang(), 2), title, "tokens-per-s")
 
     @env.macro
     def compute_time_ms(device_id, field, flops):
@@ -81,7 +89,27 @@ def register(env, ctx):
         dev = device(device_id)
         value = derived.compute_time_s(flops, figure(dev, field)) * 1000
         title = l10n.t(lang(), "derived.compute_time_title", device=dev["name"], field=field)
-        return derived_span(l10n.format_significant(value, lang(), 2), title, "compute-time")
+        return derived_span(significant(value, lang(), 2), title, "compute-time")
+
+    @env.macro
+    def device_hours(device_id, field, flops, utilisation):
+        """Device-hours to execute ``flops`` operations at ``utilisation`` (0–1) of the peak of ``field``."""
+        dev = device(device_id)
+        if not 0 < utilisation <= 1:
+            raise ValueError(f"utilisation must be in (0, 1]; got {utilisation!r}")
+        value = derived.compute_time_s(flops, figure(dev, field) * utilisation) / 3600
+        title = l10n.t(lang(), "derived.device_hours_title", device=dev["name"], field=field)
+        return derived_span(significant(value, lang(), 2), title, "device-hours")
+
+    @env.macro
+    def wall_days(device_id, field, flops, utilisation, devices):
+        """Days for ``devices`` devices to execute ``flops`` at ``utilisation`` of the peak of ``field``."""
+        dev = device(device_id)
+        if not 0 < utilisation <= 1 or devices < 1:
+            raise ValueError(f"need 0 < utilisation <= 1 and devices >= 1; got {utilisation!r}, {devices!r}")
+        value = derived.compute_time_s(flops, figure(dev, field) * utilisation * devices) / 86400
+        title = l10n.t(lang(), "derived.wall_days_title", device=dev["name"], field=field, devices=devices)
+        return derived_span(significant(value, lang(), 2), title, "wall-days")
 
     @env.macro
     def attainable(device_id, field, ops_per_byte):
@@ -90,7 +118,7 @@ def register(env, ctx):
         value = derived.attainable_tflops(figure(dev, field), figure(dev, "bandwidth"), ops_per_byte)
         unit = l10n.t(lang(), field_value(dev, field).unit)
         title = l10n.t(lang(), "derived.attainable_title", device=dev["name"], field=field)
-        return derived_span(f"{l10n.format_significant(value, lang(), 3)}\u00a0{unit}", title, "attainable")
+        return derived_span(f"{significant(value, lang(), 3)}\u00a0{unit}", title, "attainable")
 
     @env.macro
     def matmul_intensity(m, n, k, bytes_per_value):
