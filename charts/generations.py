@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 import l10n
-
 from charts import svg
 from charts.roofline import ridge_intensity
 

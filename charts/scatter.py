@@ -8,7 +8,6 @@ Capacity in GiB (2^30 bytes), bandwidth in GB/s (10^9 bytes per second).
 from __future__ import annotations
 
 import l10n
-
 from charts import svg
 
 KINDS = ("gpu", "tpu", "asic", "fpga", "npu", "cpu")
@@ -138,7 +137,7 @@ def capacity_bandwidth_svg(devices, lang: str, thresholds=None, title: str | Non
                                 cls="atlas-threshold-label", size=10))
         out.append("</g>")
     points = [(xs(d["capacity_gib"]), ys(d["bandwidth_gb_s"]), svg.shorten(d["label"], 22)) for d in devices]
-    for d, (x, y, label), (lx, ly, anchor) in zip(devices, points, _place_labels(points)):
+    for d, (x, y, label), (lx, ly, anchor) in zip(devices, points, _place_labels(points), strict=True):
         tip = l10n.t(lang, "charts.scatter.tip", device=d["label"], kind=l10n.t(lang, f"kind.{d['kind']}"),
                      capacity=svg.exact(d["capacity_gib"], lang), gib=l10n.t(lang, "unit.gib"),
                      bandwidth=svg.exact(d["bandwidth_gb_s"], lang), gb_s=l10n.t(lang, "unit.gb_s"))
