@@ -260,7 +260,8 @@ def test_scatter_labels_do_not_overlap_in_a_crowd():
     points = [(scatter.PLOT_LEFT + 300 + i, 200 - i, d["label"]) for i, d in enumerate(crowd)]
     placed = scatter._place_labels(points)
     boxes = []
-    for (x, y, anchor), (_, _, label) in zip(placed, points, strict=True):
+    assert all(placed)  # six labels fit around six nearby points
+    for (x, y, anchor, _), (_, _, label) in zip(placed, points, strict=True):
         width = len(label) * 0.6 * scatter.LABEL_SIZE
         left = x if anchor == "start" else x - width
         boxes.append((left, y - 11.5, left + width, y - 0.5))
@@ -358,3 +359,14 @@ def test_every_chart_is_well_formed_with_title_and_desc(lang):
         assert title.text.strip() and desc.text.strip()
         assert not re.search(r"\bnan\b|\binf\b|Infinity", text, re.IGNORECASE)
         assert "#000" not in text and 'fill="black"' not in text  # colours come from currentColor and CSS
+
+
+def test_vendor_line_joins_only_new_records():
+    devices = GEN + [{"id": "l4", "label": "L4", "vendor": "NVIDIA", "launch_year": 2023, "peak_tflops": 121,
+                      "bandwidth_gb_s": 300}]
+    # The 2023 L4 sets no record after the 2022 H100, so the line skips it (no dip).
+    assert generations.frontier(devices, "peak_tflops") == [(2017, 125), (2020, 312), (2022, 989.4)]
+    root = parse(generations.generations_svg(devices, "en"))
+    line = root.find(".//svg:g[@data-panel='peak_tflops']//svg:polyline", NS)
+    assert len(line.get("points").split()) == 3
+    assert root.find(".//svg:g[@data-panel='peak_tflops']//svg:circle[@data-device='l4']", NS) is not None
