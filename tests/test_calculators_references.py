@@ -165,8 +165,6 @@ def test_decode_speed_rtx_4090_llama_cpp(weights, measured_tokens_s):
     """https://github.com/ggml-org/llama.cpp/pull/4766 (comment by G. Gerganov, 2024-01-10): llama-bench on an
     RTX 4090, codellama-7b: tg 128 F16 61.03 t/s, Q8_0 98.13 t/s. Measured decode within 25 % of the estimate
     at the default decode efficiencies (which come from a different card's measurement, see defaults)."""
-    if "rtx-4090" not in catalog().devices:
-        pytest.skip("rtx-4090 is not in data/ yet (consumer GPUs come from the data-gpus work)")
     r = ok("speed", **LLAMA2_7B, weights=weights, workload="decode", context=128, batch=1, device="rtx-4090")
     assert r["device"]["tokens_per_s"] == pytest.approx(measured_tokens_s, rel=0.25)
 
