@@ -8,6 +8,8 @@ import re
 # A tag opening ("<script", "</b", "<!--", "<?xml") or a script URL. A plain
 # "<" followed by a space or digit ("< 5 %") stays allowed.
 _MARKUP = re.compile(r"<\s*[A-Za-z/!?]|javascript:|data:text/html|\bon[a-z]+\s*=", re.IGNORECASE)
+# What a spreadsheet runs as a formula when a CSV cell starts with it (the downloads are CSV).
+_FORMULA = re.compile(r"^\s*[=+@]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -37,6 +39,8 @@ def text_problems(data) -> list[tuple[tuple, str]]:
             problems.append((path, "contains markup or a script URL; write plain text"))
         elif _CONTROL.search(text):
             problems.append((path, "contains control or bidirectional-override characters"))
+        elif _FORMULA.match(text):
+            problems.append((path, f"starts with {text.strip()[0]!r}, which spreadsheets run as a formula; reword it"))
     return problems
 
 

@@ -1,0 +1,29 @@
+"""MkDocs hook: add the data set downloads (JSON, CSV) to the site.
+
+Registered in ``mkdocs.yml`` under ``hooks:``. The files are generated from
+the validated data set at build time (``atlas.downloads``), never checked
+into ``docs/``, and land in ``downloads/`` of the site for both languages.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from atlas.dataset import load_dataset  # noqa: E402
+from atlas.downloads import download_files  # noqa: E402
+
+
+@event_priority(-100)  # after mkdocs-static-i18n, which expects every file it sorts to exist on disk
+def on_files(files, config, **kwargs):
+    for dest, text in download_files(load_dataset()).items():
+        if files.get_file_from_path(dest) is None:
+            files.append(File.generated(config, dest, content=text))
+    return files
