@@ -1,4 +1,5 @@
-"""Command line for the data set: ``python -m atlas validate`` and ``python -m atlas export out.json``."""
+"""Command line for the data set: ``python -m atlas validate``, ``export out.json``, ``new-device``, and
+``csp SITE`` (the Content-Security-Policy headers for a built site)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,32 @@ def main(argv=None) -> int:
     new.add_argument("--vendor", required=True, help="vendor name as shown on the site, e.g. NVIDIA")
     new.add_argument("--kind", required=True, choices=["gpu", "tpu", "asic", "fpga", "npu", "cpu"])
     new.add_argument("--like", help="id of the device to copy (default: the newest of the same kind)")
+    policy = sub.add_parser("csp", help="print the Content-Security-Policy headers for a built site")
+    policy.add_argument("site", help="the built site folder (mkdocs build writes site/)")
+    policy.add_argument(
+        "--format",
+        choices=["nginx", "netlify", "header"],
+        default="header",
+        help="nginx add_header lines, a Netlify/Cloudflare _headers file, or the bare policy",
+    )
     args = parser.parse_args(argv)
+
+    if args.command == "csp":
+        from pathlib import Path
+
+        from atlas import csp
+
+        site = Path(args.site)
+        if not (site / "index.html").is_file():
+            print(f"csp: {site} holds no built site; run 'make build' first", file=sys.stderr)
+            return 2
+        if args.format == "nginx":
+            print(csp.nginx_snippet(site), end="")
+        elif args.format == "netlify":
+            print(csp.headers_file(site), end="")
+        else:
+            print(csp.policy(csp.site_hashes(site), header=True))
+        return 0
 
     if args.command == "export":
         from atlas.export import write_export

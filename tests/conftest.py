@@ -66,6 +66,27 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def end_headers(self):
+        # The headers the build wrote into _headers (the Content-Security-Policy among them), as Netlify
+        # or Cloudflare Pages would send them: every browser test runs under the site's policy.
+        for name, value in _site_headers(self.directory, self.path.split("?")[0]):
+            self.send_header(name, value)
+        super().end_headers()
+
+
+@functools.cache
+def _headers_rules(directory: str):
+    from atlas.csp import parse_headers_file
+
+    path = Path(directory) / "_headers"
+    return parse_headers_file(path.read_text(encoding="utf-8")) if path.is_file() else []
+
+
+def _site_headers(directory: str, url_path: str):
+    from atlas.csp import headers_for
+
+    return headers_for(url_path, _headers_rules(directory))
+
 
 @pytest.fixture(scope="session")
 def site_server(built_site):
