@@ -1,0 +1,170 @@
+"""Visit every page of the built site in a browser and record what a reader's browser does.
+
+Used by ``test_crawl.py``. Pages come from ``sitemap.xml`` (with its German
+alternates) plus every same-origin link found on the pages visited, so new
+pages are covered without editing a list. Each page is loaded once, in one
+browser context (cached assets are reused), under the Content-Security-Policy
+the server sends from ``_headers`` and the page's own ``<meta>``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urldefrag, urlparse
+
+AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"
+
+# Collects CSP violations from the first moment of every document.
+CSP_LISTENER = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`);
+});
+"""
+
+# What the page holds: its language, the targets its links can jump to, and its links.
+PAGE_FACTS = """() => ({
+  lang: document.documentElement.getAttribute("lang"),
+  anchors: [...document.querySelectorAll("[id], a[name]")].map((e) => e.id || e.getAttribute("name")),
+  links: [...document.querySelectorAll("a[href]")].map((a) => a.href),
+  violations: window.__cspViolations || [],
+})"""
+
+AXE_RUN = """async (options) => {
+  const result = await axe.run(document, options);
+  return result.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+  }));
+}"""
+
+# Rules run on the whole page in the light scheme; the dark scheme only changes colours.
+AXE_LIGHT = {"resultTypes": ["violations"]}
+AXE_DARK = {"runOnly": {"type": "rule", "values": ["color-contrast"]}, "resultTypes": ["violations"]}
+
+PAGE_SUFFIXES = ("/", ".html")
+
+
+@dataclass
+class PageVisit:
+    """What loading one page did."""
+
+    url: str
+    status: int = 0
+    lang: str | None = None
+    requests: list = field(default_factory=list)
+    failed: list = field(default_factory=list)  # "url (reason)" for failed requests and HTTP errors
+    console_errors: list = field(default_factory=list)
+    csp_violations: list = field(default_factory=list)
+    anchors: set = field(default_factory=set)
+    links: list = field(default_factory=list)
+    axe: list = field(default_factory=list)  # violations: {"id", "impact", "help", "nodes", "scheme"}
+
+
+@dataclass
+class Crawl:
+    base: str
+    pages: dict = field(default_factory=dict)  # url path -> PageVisit
+    files: dict = field(default_factory=dict)  # url path of a linked non-page file -> HTTP status
+
+
+def sitemap_paths(site_dir: Path) -> list[str]:
+    """URL paths of every page in ``sitemap.xml`` and of its language alternates."""
+    tree = ET.parse(site_dir / "sitemap.xml")
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    urls = [loc.text for loc in tree.iterfind(".//s:loc", ns)]
+    urls += [link.get("href") for link in tree.iterfind(".//x:link", ns)]
+    return sorted({urlparse(u).path for u in urls if u})
+
+
+def is_page(path: str) -> bool:
+    return path.endswith(PAGE_SUFFIXES)
+
+
+def visit(context, base: str, path: str, with_axe: bool) -> PageVisit:
+    record = PageVisit(url=base + path)
+    page = context.new_page()
+    page.on("request", lambda r: record.requests.append(r.url))
+    page.on("requestfailed", lambda r: record.failed.append(f"{r.url} ({r.failure})"))
+    page.on(
+        "response",
+        lambda r: record.failed.append(f"{r.url} (HTTP {r.status})") if r.status >= 400 else None,
+    )
+    page.on("console", lambda m: record.console_errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: record.console_errors.append(str(e)))
+    try:
+        response = page.goto(record.url, wait_until="load")
+        record.status = response.status if response else 0
+        page.wait_for_load_state("networkidle")
+        facts = page.evaluate(PAGE_FACTS)
+        record.lang = facts["lang"]
+        record.anchors = set(facts["anchors"])
+        record.links = facts["links"]
+        if with_axe:
+            # Through the DevTools protocol, so the page's CSP (rightly) does not apply to the test's own script.
+            page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
+            for scheme, options in (("light", AXE_LIGHT), ("dark", AXE_DARK)):
+                page.emulate_media(color_scheme=scheme)
+                page.wait_for_timeout(50)
+                record.axe += [dict(v, scheme=scheme) for v in page.evaluate(AXE_RUN, options)]
+        record.csp_violations = page.evaluate("() => window.__cspViolations || []")
+    finally:
+        page.close()
+    return record
+
+
+def crawl_site(browser, base: str, site_dir: Path, with_axe: bool = True) -> Crawl:
+    """Visit the sitemap's pages and every same-origin page they link to; check linked files exist."""
+    crawl = Crawl(base=base)
+    context = browser.new_context()
+    context.add_init_script(CSP_LISTENER)
+    queue = sitemap_paths(site_dir) + ["/404.html", "/de/404.html"]
+    seen = set(queue)
+    try:
+        while queue:
+            path = queue.pop(0)
+            record = visit(context, base, path, with_axe)
+            crawl.pages[path] = record
+            for link in record.links:
+                url, _ = urldefrag(link)
+                if not url.startswith(base):
+                    continue
+                target = urlparse(url).path
+                if target in seen:
+                    continue
+                seen.add(target)
+                if is_page(target):
+                    queue.append(target)
+                else:
+                    crawl.files[target] = context.request.get(base + target).status
+    finally:
+        context.close()
+    return crawl
+
+
+def internal_link_problems(crawl: Crawl) -> list[str]:
+    """Links to pages or files that do not exist and ``#fragments`` that name no element of their page."""
+    problems = []
+    for path, record in crawl.pages.items():
+        for link in record.links:
+            if not link.startswith(crawl.base):
+                continue
+            url, fragment = urldefrag(link)
+            target = urlparse(url).path
+            if is_page(target):
+                visited = crawl.pages.get(target)
+                if visited is None or visited.status >= 400:
+                    problems.append(f"{path}: link to missing page {target}")
+                elif fragment and fragment not in visited.anchors:
+                    problems.append(f"{path}: link to {target}#{fragment}, which names no element there")
+            elif crawl.files.get(target, 404) >= 400:
+                problems.append(f"{path}: link to missing file {target}")
+    return problems
+
+
+def outside_origin(urls, base: str) -> list[str]:
+    """Requests that leave the site: anything but the site's origin, data: and blob: URLs."""
+    return [u for u in urls if not re.match(rf"^(?:{re.escape(base)}/|data:|blob:)", u)]

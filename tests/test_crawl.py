@@ -1,0 +1,86 @@
+"""Every page of the built site in both languages, in Debian's Chromium, under the site's CSP.
+
+One crawl (``crawl.py``) visits the sitemap's pages and every page they link
+to, and each test checks one promise across all of them: no request leaves the
+origin, nothing fails or logs an error, the policy is never violated, every
+internal link and anchor resolves, every page says its language, and axe-core
+finds no serious or critical accessibility problem (light and dark scheme).
+"""
+
+from __future__ import annotations
+
+import pytest
+from crawl import crawl_site, internal_link_problems, outside_origin, sitemap_paths
+from test_site import DOCS, english_pages
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="session")
+def crawl(browser, site_server, built_site):
+    return crawl_site(browser, site_server, built_site)
+
+
+def report(problems: dict) -> str:
+    return "\n".join(f"{page}: {items}" for page, items in problems.items())
+
+
+def expected_paths() -> set[str]:
+    """URL path of every page in docs/, in both languages."""
+    paths = set()
+    for md in english_pages():
+        rel = md.relative_to(DOCS).with_suffix("").as_posix()
+        rel = "" if rel == "index" else rel.removesuffix("/index") + "/"
+        paths |= {f"/{rel}", f"/de/{rel}"}
+    return paths
+
+
+def test_crawl_reaches_every_page_in_both_languages(crawl, built_site):
+    assert expected_paths() <= set(crawl.pages), sorted(expected_paths() - set(crawl.pages))
+    assert set(sitemap_paths(built_site)) <= set(crawl.pages)
+    assert all(record.status == 200 for record in crawl.pages.values()), {
+        p: r.status for p, r in crawl.pages.items() if r.status != 200
+    }
+
+
+def test_no_request_leaves_the_site(crawl):
+    offenders = {p: outside_origin(r.requests, crawl.base) for p, r in crawl.pages.items()}
+    offenders = {p: urls for p, urls in offenders.items() if urls}
+    assert not offenders, report(offenders)
+    assert sum(len(r.requests) for r in crawl.pages.values()) > len(crawl.pages)  # the recorder sees requests
+
+
+def test_no_failed_request(crawl):
+    offenders = {p: r.failed for p, r in crawl.pages.items() if r.failed}
+    assert not offenders, report(offenders)
+
+
+def test_no_console_error(crawl):
+    offenders = {p: r.console_errors for p, r in crawl.pages.items() if r.console_errors}
+    assert not offenders, report(offenders)
+
+
+def test_no_content_security_policy_violation(crawl):
+    offenders = {p: r.csp_violations for p, r in crawl.pages.items() if r.csp_violations}
+    assert not offenders, report(offenders)
+
+
+def test_every_page_declares_its_language(crawl):
+    wrong = {p: r.lang for p, r in crawl.pages.items() if r.lang != ("de" if p.startswith("/de/") else "en")}
+    assert not wrong, wrong
+
+
+def test_internal_links_and_anchors_resolve(crawl):
+    problems = internal_link_problems(crawl)
+    assert not problems, "\n".join(problems)
+    assert crawl.files, "the crawl found no linked file (downloads, assets) to check"
+
+
+def test_no_serious_or_critical_accessibility_violation(crawl):
+    offenders = {
+        p: [f"{v['scheme']}: {v['id']} ({v['impact']}): {v['help']} at {v['nodes']}" for v in r.axe]
+        for p, r in crawl.pages.items()
+    }
+    offenders = {p: [v for v in vs if "(serious)" in v or "(critical)" in v] for p, vs in offenders.items()}
+    offenders = {p: vs for p, vs in offenders.items() if vs}
+    assert not offenders, report(offenders)
