@@ -70,7 +70,7 @@ def test_sort_puts_largest_first(dataset):
 def test_spec_in_prose(dataset):
     html = tables.spec(dataset.device("h100-sxm"), "bandwidth", "de")
     assert ">3.350\u00a0GB/s<" in html
-    assert 'title="Quelle: NVIDIA H100 Tensor Core GPU datasheet"' in html
+    assert 'title="Quelle: NVIDIA H100 Tensor Core GPU, specifications"' in html
 
 
 @pytest.mark.parametrize("lang, expected", [("en", ">25,000–40,000<"), ("de", ">25.000–40.000<")])
