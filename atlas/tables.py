@@ -12,6 +12,7 @@ from html import escape
 import l10n
 from atlas.fields import NUMERIC_FIELDS, ComputeField, field_value, parse_field
 from atlas.frame import select_devices
+from atlas.safe import http_url, inline_text
 
 DEFAULT_COLUMNS = ("name", "vendor", "launch_year", "memory", "bandwidth", "bf16.matrix.dense", "tdp", "sources")
 
@@ -48,7 +49,11 @@ def column_header(name: str, lang: str) -> str:
 def _sources_cell(device: dict, lang: str) -> str:
     links = []
     for i, source in enumerate(device["sources"].values(), start=1):
-        links.append(f'<a href="{escape(source["url"])}" title="{escape(source["title"])}" rel="noopener">[{i}]</a>')
+        url = http_url(source["url"])
+        if url is None:  # only http(s) becomes a link, even for data that skipped validation
+            links.append(f'<span title="{escape(source["title"])}">[{i}]</span>')
+        else:
+            links.append(f'<a href="{escape(url)}" title="{escape(source["title"])}" rel="noopener">[{i}]</a>')
     return " ".join(links)
 
 
@@ -143,11 +148,11 @@ def spec(device: dict, name: str, lang: str) -> str:
     elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
         text = format_figure(raw, lang)
     else:
-        return escape(str(raw))
+        return inline_text(raw)  # spec() sits in running text: Markdown syntax stays text too
     if value.unit:
         text += "\u00a0" + l10n.t(lang, value.unit)
     source = device["sources"][value.source]
     return (
         f'<span class="atlas-spec" data-device="{escape(device["id"])}" data-field="{escape(name)}" '
-        f'title="{escape(l10n.t(lang, "spec.source_title", title=source["title"]))}">{escape(text)}</span>'
+        f'title="{inline_text(l10n.t(lang, "spec.source_title", title=source["title"]))}">{escape(text)}</span>'
     )

@@ -14,6 +14,7 @@ from html import escape
 import l10n
 from atlas import derived, glossary
 from atlas.fields import field_value
+from atlas.safe import inline_text
 
 
 def figure(device: dict, name: str) -> float:
@@ -32,8 +33,8 @@ def significant(value: float, lang: str, digits: int) -> str:
 
 
 def derived_span(text: str, title: str, kind: str) -> str:
-    """A derived figure for running text; ``title`` says how it was computed."""
-    return f'<span class="atlas-derived" data-derived="{escape(kind)}" title="{escape(title)}">{escape(text)}</span>'
+    """A derived figure for running text; ``title`` says how it was computed (Markdown syntax in it stays text)."""
+    return f'<span class="atlas-derived" data-derived="{escape(kind)}" title="{inline_text(title)}">{escape(text)}</span>'
 
 
 def register(env, ctx):

@@ -6,6 +6,7 @@ from html import escape
 
 import l10n
 from atlas import tables
+from atlas.safe import inline_text
 
 
 def register(env, ctx):
@@ -23,8 +24,8 @@ def register(env, ctx):
 
     @env.macro
     def device_name(device_id):
-        """The device's full name, escaped."""
-        return escape(ctx.dataset.device(device_id)["name"])
+        """The device's full name as plain text in running Markdown (HTML and Markdown syntax escaped)."""
+        return inline_text(ctx.dataset.device(device_id)["name"])
 
     @env.macro
     def label(key, **params):

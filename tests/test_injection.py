@@ -1,0 +1,165 @@
+"""Hostile strings in the data set never become markup or script, through any macro.
+
+Each macro runs on a data set whose free text (names, notes, source titles,
+vendors, …) is one hostile string from ``hostile.CORPUS`` and whose source
+URLs are ``javascript:``/``data:`` URLs; validation is skipped, as if a bad
+file had slipped through. The output is rendered by Python-Markdown with the
+site's own extensions, in a block and inside a sentence, and must hold no
+script-capable element, no event handler, no non-http(s) link, and no kind
+of element or attribute that the output for harmless text does not have.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from types import SimpleNamespace
+
+import markdown
+import pytest
+from conftest import REPO_ROOT
+from hostile import CORPUS, HOSTILE_URLS, hostile_dataset, markup_problems, shape
+
+import l10n
+from atlas.glossary import GROUPS
+
+PLAIN = "Plain text"
+
+
+def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
+    """How each macro is called here; every registered macro needs an entry (see the test below)."""
+    priced = next(
+        i for i, d in dataset.devices.items() if d.get("price", {}).get("kind") != "cloud-per-hour" and d.get("price")
+    )
+    every_column = ["name", "vendor", "kind", "segment", "architecture", "launch_year", "availability", "form_factor",
+                    "memory", "memory_type", "bandwidth", "tdp", "interconnect", "software", "price", "sources",
+                    "bf16.matrix.dense"]  # fmt: skip
+    return {
+        "device_table": [((), {}), ((), {"columns": every_column}), ((), {"kind": "gpu", "sort": "name"})],
+        "spec": [(("h100-sxm", f), {}) for f in ("bandwidth", "memory_type", "architecture", "bf16.matrix")]
+        + [((priced, "price"), {})],
+        "device_name": [(("h100-sxm",), {})],
+        "label": [(("table.empty",), {})],
+        "roofline_chart": [
+            ((), {}),
+            ((), {"ids": ["h100-sxm", "tpu-v5p"], "markers": [{"label": PLAIN, "intensity": 10}]}),
+        ],
+        "capacity_bandwidth_chart": [((), {})],
+        "generations_chart": [((), {})],
+        "efficiency_chart": [(("power",), {}), (("price",), {}), (("cloud_price",), {})],
+        "num": [((1234.5,), {})],
+        "intensity": [(("h100-sxm",), {})],
+        "ratio": [(("h100-sxm", "fp8.matrix", "h100-sxm", "bf16.matrix"), {})],
+        "read_time_ms": [(("h100-sxm", 140), {})],
+        "tokens_per_s_bound": [(("h100-sxm", 140), {})],
+        "compute_time_ms": [(("h100-sxm", "bf16.matrix", 1e15), {})],
+        "device_hours": [(("h100-sxm", "bf16.matrix", 1e21, 0.4), {})],
+        "wall_days": [(("h100-sxm", "bf16.matrix", 1e23, 0.4, 1024), {})],
+        "attainable": [(("h100-sxm", "bf16.matrix", 100), {})],
+        "matmul_intensity": [((4096, 4096, 4096, 2), {})],
+        "glossary_list": [((g,), {}) for g in GROUPS],
+        "glossary_group": [((g,), {}) for g in GROUPS],
+        "download_links": [((), {})],
+    }
+
+
+class FakeEnv:
+    """What a macro module sees of mkdocs-macros: ``env.macro``, the page and the configuration."""
+
+    def __init__(self, lang: str):
+        self.macros = {}
+        self.page = SimpleNamespace(file=SimpleNamespace(src_uri="compare.md"), url="compare/", meta={})
+        self.conf = {"theme": {"language": lang}}
+        self.variables = {}
+
+    def macro(self, fn=None, name=None):
+        if fn is None:
+            return lambda f: self.macro(f, name)
+        self.macros[name or fn.__name__] = fn
+        return fn
+
+
+def registered_macros(dataset, lang: str) -> dict:
+    import main as macros_main  # macros/main.py, on sys.path through conftest
+    from macro_context import Context
+
+    env = FakeEnv(lang)
+    ctx = Context(dataset=dataset, lang=lambda: lang)
+    for area in macros_main.AREAS:
+        area.register(env, ctx)
+    return env.macros
+
+
+@cache
+def site_markdown():
+    """Python-Markdown with the extensions and settings of mkdocs.yml."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(REPO_ROOT / "mkdocs.yml"))
+    return config["markdown_extensions"], config["mdx_configs"]
+
+
+def render(text: str) -> str:
+    extensions, configs = site_markdown()
+    return markdown.Markdown(extensions=extensions, extension_configs=configs).convert(text)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _macros_on_path():
+    import sys
+
+    path = str(REPO_ROOT / "macros")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+
+def test_every_macro_has_a_hostile_call(dataset):
+    missing = set(registered_macros(dataset, "en")) - set(macro_calls(dataset))
+    assert not missing, f"add these macros to macro_calls() in {__file__}: {sorted(missing)}"
+
+
+# Macros whose output stands on its own lines in a page (tables, charts, lists); the others sit in a sentence.
+BLOCK_MACROS = {"device_table", "glossary_list", "download_links"}
+
+
+def is_block(name: str) -> bool:
+    return name in BLOCK_MACROS or name.endswith("_chart")
+
+
+def outputs(dataset, lang: str) -> dict[str, str]:
+    """Every macro call's output rendered by Markdown where pages put it, by 'macro#call'."""
+    macros = registered_macros(dataset, lang)
+    out = {}
+    for name, calls in macro_calls(dataset).items():
+        for i, (args, kwargs) in enumerate(calls):
+            text = str(macros[name](*args, **kwargs))
+            out[f"{name}#{i}"] = render(
+                f"Before:\n\n{text}\n\nAfter.\n" if is_block(name) else f"Before {text} after.\n"
+            )
+    return out
+
+
+@cache
+def plain_outputs(lang: str):
+    from atlas.dataset import load_dataset
+
+    return outputs(hostile_dataset(load_dataset(), PLAIN), lang)
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize("text", CORPUS, ids=lambda s: re.sub(r"\W+", "-", s[:24]).strip("-") or "blank")
+def test_hostile_text_stays_text(dataset, text, lang):
+    hostile = outputs(hostile_dataset(dataset, text), lang)
+    plain = plain_outputs(lang)
+    for call, html in hostile.items():
+        assert not markup_problems(html), (call, markup_problems(html))
+        # No kind of element or attribute that harmless text does not give (charts place labels by their
+        # length, so how many of each may differ).
+        assert set(shape(html)) <= set(shape(plain[call])), (call, set(shape(html)) - set(shape(plain[call])))
+
+
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_only_http_links_become_links(dataset, url):
+    hostile = outputs(hostile_dataset(dataset, PLAIN, url), "en")
+    for call, html in hostile.items():
+        assert not markup_problems(html), (call, markup_problems(html))
