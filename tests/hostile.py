@@ -133,3 +133,17 @@ def markup_problems(fragment: str) -> list[str]:
 def shape(fragment: str) -> Counter:
     """The element and attribute names of a fragment, counted: what escaping must leave unchanged."""
     return Counter((tag, tuple(sorted(name for name, _ in attrs))) for tag, attrs in elements(fragment))
+
+
+def mixed_hostile_dataset(dataset: Dataset) -> Dataset:
+    """A copy of ``dataset`` whose n-th entry of each collection carries ``CORPUS[n]`` and ``HOSTILE_URLS[n]``
+    (cycling), so one build meets every hostile string somewhere."""
+    out = copy.copy(dataset)
+    out.entries = {
+        name: {
+            entry_id: _poison(entry, CORPUS[i % len(CORPUS)], HOSTILE_URLS[i % len(HOSTILE_URLS)])
+            for i, (entry_id, entry) in enumerate(entries.items())
+        }
+        for name, entries in dataset.entries.items()
+    }
+    return out

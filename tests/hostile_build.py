@@ -1,0 +1,29 @@
+"""Build the site from a data set full of hostile strings that skipped validation.
+
+``python tests/hostile_build.py SITE_DIR``: loads the real data set, puts a
+hostile string into every free-text field and a ``javascript:``/``data:`` URL
+into every source (``hostile.mixed_hostile_dataset``), makes every part of the
+build (hooks, macros, downloads, the calculators' data) read that data set
+instead, and runs ``mkdocs build --strict``. Used by ``test_injection_site.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]
+
+from hostile import mixed_hostile_dataset  # noqa: E402
+
+import atlas.dataset  # noqa: E402
+
+HOSTILE = mixed_hostile_dataset(atlas.dataset.load_dataset())
+atlas.dataset.load_dataset = lambda *args, **kwargs: HOSTILE  # what every hook and macro module imports
+
+if __name__ == "__main__":
+    from mkdocs.__main__ import cli
+
+    sys.argv = ["mkdocs", "build", "--strict", "--site-dir", sys.argv[1]]
+    cli()
