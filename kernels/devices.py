@@ -1,0 +1,169 @@
+"""Which device is this, and what does the data set say its peak is?
+
+The demos report the name the runtime gives the device (CUDA device name,
+JAX ``device_kind`` of a TPU, the CPU's model name) and match it to an id in
+``data/hardware/`` with the patterns below. ``--device <id>`` overrides the
+match. Peaks are never typed here: they are read from the data set through
+``atlas.fields.field_value``, the same lookup the site's tables use.
+
+Which figure a demo compares against (``peak_field``):
+
+- ``bandwidth`` and ``fused``: ``bandwidth``, peak memory bandwidth in GB/s
+  (10^9 bytes/s);
+- ``matmul`` and ``intensity``: the *dense* peak of the precision, in TFLOP/s
+  (10^12 operations/s). FP32 and FP64 kernels compare against the *vector*
+  unit (CUDA cores, SIMD lanes): frameworks run plain FP32 there unless TF32
+  is switched on, which is its own precision (``tf32``). BF16, FP16, TF32,
+  FP8 and INT8 compare against the *matrix* unit (tensor cores, MXU),
+  which is where the libraries run them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import platform
+import re
+import subprocess
+from pathlib import Path
+
+from kernels import REPO_ROOT
+
+DATA_DIR = REPO_ROOT / "data"
+
+# (pattern on the reported name, data-set id). First match wins; a pattern
+# whose id is not in the data set is skipped, so the table can run ahead of
+# the data. Names as the runtimes report them: torch.cuda.get_device_name(),
+# jax.devices()[0].device_kind, the CPU model string.
+REPORTED_NAMES: tuple[tuple[str, str], ...] = (
+    (r"^(NVIDIA )?H100 80GB HBM3$", "h100-sxm"),
+    (r"^(NVIDIA )?H100 PCIe$", "h100-pcie"),
+    (r"^(NVIDIA )?H200$", "h200-sxm"),
+    (r"^(NVIDIA )?B200$", "b200"),
+    (r"^(NVIDIA )?A100-SXM4-80GB$", "a100-sxm-80gb"),
+    (r"^(NVIDIA )?A100-PCIE-40GB$", "a100-pcie-40gb"),
+    (r"^(Tesla )?V100-SXM2-32GB$", "v100-sxm2-32gb"),
+    (r"^(NVIDIA )?L40S$", "l40s"),
+    (r"^(NVIDIA )?L4$", "l4"),
+    (r"^(NVIDIA )?GeForce RTX 3090$", "rtx-3090"),
+    (r"^(NVIDIA )?GeForce RTX 4060$", "rtx-4060"),
+    (r"^(NVIDIA )?GeForce RTX 4090$", "rtx-4090"),
+    (r"^(NVIDIA )?GeForce RTX 5090$", "rtx-5090"),
+    (r"^(NVIDIA )?RTX PRO 6000 Blackwell Workstation Edition$", "rtx-pro-6000-blackwell"),
+    (r"^(NVIDIA )?GB10$", "dgx-spark"),
+    (r"^AMD Instinct MI250X(/MI250)?$", "mi250x"),
+    (r"^AMD Instinct MI300X( VF)?$", "mi300x"),
+    (r"^AMD Instinct MI325X( VF)?$", "mi325x"),
+    (r"^AMD Instinct MI355X( VF)?$", "mi355x"),
+    (r"^AMD Radeon RX 7900 XTX$", "radeon-rx-7900-xtx"),
+    (r"^TPU v4$", "tpu-v4"),
+    (r"^TPU v5( lite|e)$", "tpu-v5e"),
+    (r"^TPU v5p?$", "tpu-v5p"),
+    (r"^TPU v6( lite|e)$", "tpu-v6e"),
+    (r"^TPU ?7x?$", "tpu-v7"),
+    (r"^AMD EPYC 9654 96-Core Processor$", "epyc-9654"),
+    (r"^Apple M4 Max$", "apple-m4-max"),
+    (r"^Apple M3 Ultra$", "apple-m3-ultra"),
+)
+
+
+def cpu_name() -> str:
+    """The CPU's model name as the operating system reports it ("AMD EPYC 9654 96-Core Processor")."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    if platform.system() == "Darwin":
+        try:
+            out = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5)
+            if out.returncode == 0 and out.stdout.strip():
+                return out.stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def match_name(reported: str, known_ids) -> str | None:
+    """The data-set id whose pattern matches ``reported`` (and which is in ``known_ids``), else None."""
+    name = " ".join(reported.split())
+    for pattern, device_id in REPORTED_NAMES:
+        if device_id in known_ids and re.match(pattern, name, re.IGNORECASE):
+            return device_id
+    return None
+
+
+def load_devices(data_dir: Path | str | None = None) -> tuple[dict, str | None]:
+    """The data set's devices by id, and a note saying why they are empty when they could not be read.
+
+    Needs PyYAML and jsonschema (the site's requirements); without them the
+    demos still run and report the achieved figure alone.
+    """
+    try:
+        from atlas.dataset import load_dataset
+        from atlas.errors import DataValidationError
+    except ImportError as exc:
+        return {}, f"the data set needs {exc.name or 'pyyaml and jsonschema'} (pip install pyyaml jsonschema); no peak to compare against"
+    try:
+        return load_dataset(data_dir or DATA_DIR).devices, None
+    except DataValidationError as exc:
+        return {}, f"the data set does not validate ({len(exc.errors)} errors; run: python -m atlas validate)"
+
+
+class UnknownDevice(ValueError):
+    """``--device`` names an id that is not in the data set."""
+
+
+def resolve_device(reported: str, devices: dict, override: str | None = None) -> tuple[str | None, str | None]:
+    """(device id or None, how it was found: "override", "detected" or None).
+
+    An override that is not in the data set raises ``UnknownDevice`` with the closest ids.
+    """
+    if override:
+        if override in devices:
+            return override, "override"
+        close = difflib.get_close_matches(override, list(devices), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UnknownDevice(f"--device {override!r} is not a device id in data/hardware/{hint}")
+    found = match_name(reported, devices)
+    return (found, "detected") if found else (None, None)
+
+
+PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
+VECTOR_PRECISIONS = ("fp64", "fp32")
+
+
+def peak_field(demo: str, precision: str | None = None) -> str:
+    """The data-set field a demo's result is compared with (see the module docstring)."""
+    if demo in ("bandwidth", "fused"):
+        return "bandwidth"
+    if demo in ("matmul", "intensity"):
+        if precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
+        unit = "vector" if precision in VECTOR_PRECISIONS else "matrix"
+        return f"{precision}.{unit}.dense"
+    raise ValueError(f"unknown demo {demo!r}")
+
+
+def peak(device: dict, field: str) -> dict | None:
+    """``{"value", "unit", "field", "source"}`` of ``field`` for ``device``, or None when the data set has no such figure.
+
+    ``unit`` is "gb_s" (GB/s) for bandwidth, "tflops" (TFLOP/s; TOPS for
+    integers) for compute fields; ``source`` is the URL the figure cites.
+    """
+    from atlas.fields import field_value
+
+    value = field_value(device, field)
+    if value is None:
+        return None
+    source = device.get("sources", {}).get(value.source, {})
+    unit = "gb_s" if field == "bandwidth" else "tflops"
+    return {"value": value.value, "unit": unit, "field": field, "source": source.get("url")}
+
+
+def percent_of(achieved: float, peak_value: float) -> float:
+    """Achieved as a percentage of peak (both in the same unit)."""
+    if not peak_value > 0:
+        raise ValueError(f"peak must be positive, got {peak_value!r}")
+    return 100.0 * achieved / peak_value
