@@ -5,7 +5,8 @@ the output against a float64 reference with ``relative_error``, and hands
 the figures to ``finish``. ``finish`` matches the device to the data set,
 looks up the peak, prints a short readable result (or one JSON object with
 ``--json``) and returns the exit code: 0 when the check passed, 1 when the
-result was wrong, 2 for bad options.
+result was wrong, 2 for bad options, 3 when the backend or device is not
+there (``unavailable``).
 
 Units: ``achieved`` is in GB/s (10^9 bytes/s, unit "gb_s") or TFLOP/s
 (10^12 operations/s, unit "tflops"); times are in seconds.
@@ -43,6 +44,15 @@ def parser(demo: str, backend: str, description: str) -> argparse.ArgumentParser
     p.add_argument("--repeat", type=positive_int, default=10, help="timed runs; the median is reported (default 10)")
     p.add_argument("--warmup", type=non_negative_int, default=2, help="untimed runs first (default 2)")
     return p
+
+
+EXIT_UNAVAILABLE = 3
+
+
+def unavailable(message: str):
+    """Stop: the backend or the device the demo needs is not on this machine (exit code 3)."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(EXIT_UNAVAILABLE)
 
 
 def positive_int(text: str) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from kernels import devices
+from kernels import devices, harness
 
 CHOICES = ("auto", "cuda", "mps", "cpu")
 
@@ -26,9 +26,9 @@ def pick(choice: str) -> torch.device:
             return torch.device("mps")
         return torch.device("cpu")
     if choice == "cuda" and not torch.cuda.is_available():
-        raise SystemExit("error: --on cuda, but PyTorch sees no CUDA device")
+        harness.unavailable("--on cuda, but PyTorch sees no CUDA device")
     if choice == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
-        raise SystemExit("error: --on mps, but PyTorch sees no Apple GPU")
+        harness.unavailable("--on mps, but PyTorch sees no Apple GPU")
     return torch.device(choice)
 
 
