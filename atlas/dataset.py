@@ -17,6 +17,7 @@ from typing import Callable
 
 from atlas.checks.common import text_problems
 from atlas.checks.devices import device_problems
+from atlas.checks.measurements import measurement_cross_problems, measurement_problems
 from atlas.errors import DataError, DataValidationError, dotted
 from atlas.schema import schema_problems
 from atlas.yamlfile import YamlSyntaxError, read_yaml
@@ -38,10 +39,21 @@ class Collection:
     schema: str  # file name in data/schema/
     checks: Callable[[dict, datetime.date], list] | None = None
     id_matches_filename: bool = True
+    # Checks against other collections (e.g. a device id that must exist),
+    # run once every collection is loaded: (entry, Dataset) -> [(path, message)].
+    cross_checks: Callable[[dict, "Dataset"], list] | None = None
 
 
 COLLECTIONS: tuple[Collection, ...] = (
     Collection("devices", "device", "hardware", "device.schema.json", device_problems),
+    Collection(
+        "measurements",
+        "measurement",
+        "measurements",
+        "measurement.schema.json",
+        measurement_problems,
+        cross_checks=measurement_cross_problems,
+    ),
 )
 
 
@@ -55,6 +67,10 @@ class Dataset:
     @property
     def devices(self) -> dict:
         return self.entries.get("devices", {})
+
+    @property
+    def measurements(self) -> dict:
+        return self.entries.get("measurements", {})
 
     def device(self, device_id: str) -> dict:
         try:
@@ -132,6 +148,20 @@ def load_collection(collection: Collection, data_dir: Path, root: Path, today: d
     return dict(sorted(entries.items())), files, errors
 
 
+def cross_check_errors(collection: Collection, dataset: Dataset, root: Path) -> list[DataError]:
+    """Errors of ``collection.cross_checks`` over every valid entry, each at its file and line."""
+    errors = []
+    for entry_id, data in dataset.entries.get(collection.name, {}).items():
+        problems = collection.cross_checks(data, dataset)
+        if not problems:
+            continue
+        rel = dataset.files[collection.name][entry_id]
+        doc = read_yaml(root / rel)
+        for path, message in problems:
+            errors.append(DataError(rel, doc.line_of(path), entry_id, dotted(path) or None, message, collection.entry_kind))
+    return errors
+
+
 def load_dataset(
     data_dir: Path | str = DATA_DIR,
     root: Path | str | None = None,
@@ -148,6 +178,9 @@ def load_dataset(
         dataset.entries[collection.name] = entries
         dataset.files[collection.name] = files
         errors += errs
+    for collection in collections:
+        if collection.cross_checks:
+            errors += cross_check_errors(collection, dataset, root)
     if errors:
         raise DataValidationError(errors)
     return dataset

@@ -1,0 +1,68 @@
+"""Checks on a kernel-demo measurement that JSON Schema cannot express.
+
+``measurement_problems`` looks at one file on its own: the date is not in the
+future and the command runs the demo the file says it measured.
+``measurement_cross_problems`` runs once every collection is loaded: the
+device id exists in ``data/hardware/``, and the result does not beat that
+device's peak by more than ``PEAK_TOLERANCE`` — a result above the peak means
+the wrong device, a sparse figure, or a mistake in the kernel's counting.
+Which peak a demo compares against is decided by ``kernels.devices.peak_field``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+
+from atlas.checks.common import not_in_future
+
+# A measurement may exceed the data set's peak by at most 5 %: vendors quote
+# peaks at boost clock, and a short run can be a little faster than the figure
+# a datasheet rounds down to.
+PEAK_TOLERANCE = 1.05
+
+
+def demo_commands(demo: str, backend: str) -> tuple[str, ...]:
+    """Substrings one of which the command of a ``demo``/``backend`` measurement must contain."""
+    if backend == "cuda":
+        return (f"kernels/{demo}_cuda.cu", f"python -m kernels run {demo} cuda", f"{demo}_cuda")
+    return (f"kernels/{demo}_{backend}.py", f"python -m kernels run {demo} {backend}")
+
+
+def measurement_problems(entry: dict, today: datetime.date | None = None) -> list[tuple[tuple, str]]:
+    """Problems of one schema-valid measurement on its own."""
+    today = today or datetime.date.today()
+    problems = []
+    if not not_in_future(entry["date"], today):
+        problems.append((("date",), f"{entry['date']} is not a past date"))
+    expected = demo_commands(entry["demo"], entry["backend"])
+    if not any(part in entry["command"] for part in expected):
+        problems.append((("command",), f"does not run the {entry['demo']} demo with {entry['backend']} (expected {expected[0]})"))
+    return problems
+
+
+def measurement_cross_problems(entry: dict, dataset) -> list[tuple[tuple, str]]:
+    """Problems of one measurement against the other collections (devices)."""
+    from atlas.fields import field_value
+    from kernels.devices import peak_field
+
+    device_id = entry.get("device")
+    if device_id is None:
+        return []
+    devices = dataset.devices
+    if device_id not in devices:
+        close = difflib.get_close_matches(device_id, list(devices), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; use null for a device not in the data set"
+        return [(("device",), f"names device '{device_id}', which is not in data/hardware/{hint}")]
+    field = peak_field(entry["demo"], entry["params"].get("precision"))
+    peak = field_value(devices[device_id], field)
+    value = entry["result"]["value"]
+    if peak is not None and value > peak.value * PEAK_TOLERANCE:
+        return [
+            (
+                ("result", "value"),
+                f"{value:g} is {value / peak.value:.0%} of {device_id}'s {field} peak ({peak.value:g}); "
+                "wrong device, a sparse figure, or miscounted work?",
+            )
+        ]
+    return []
