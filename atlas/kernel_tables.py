@@ -123,6 +123,17 @@ def _figure(value: float, lang: str) -> str:
     return l10n.format_significant(value, lang, 3)
 
 
+def ridge_text(devices_by_id: dict, lang: str, device_id: str, precision: str = "bf16") -> str:
+    """A device's ridge point (FLOP/byte) for running text, three significant digits."""
+    if device_id not in devices_by_id:
+        raise ValueError(f"unknown device id {device_id!r}")
+    figures = _peak_and_bandwidth(devices_by_id[device_id], precision)
+    if figures is None:
+        raise ValueError(f"device {device_id!r} states no dense {precision} peak or no bandwidth")
+    ridge = roofline.ridge_point(*figures)
+    return f'<span class="atlas-spec" data-device="{escape(device_id)}" data-result="ridge_flop_per_byte">{_figure(ridge, lang)}</span>'
+
+
 def roofline_table(devices_by_id: dict, lang: str, ids, precision: str = "bf16", intensities=(1, 10, 100, 1000)) -> str:
     """Peak, bandwidth, ridge point and attainable TFLOP/s at each intensity, one row per device."""
     unit = "vector" if precision in devices.VECTOR_PRECISIONS else "matrix"
@@ -219,7 +230,7 @@ def systolic_table(lang: str, size: int = 128, sizes=(8, 32, 128, 256, 1024, 409
             f'<tr data-size="{result["m"]}"><th scope="row">{l10n.format_number(result["m"], lang, 0)}</th>'
             f'<td data-result="tiles">{l10n.format_number(result["tiles"], lang, 0)}</td>'
             f'<td data-result="cycles">{l10n.format_number(result["cycles"], lang, 0)}</td>'
-            f'<td data-result="utilisation">{escape(percent_text(100 * result["utilisation"], lang))}</td></tr>'
+            f'<td data-result="utilisation">{escape(l10n.t(lang, "kernels.percent", value=_figure(100 * result["utilisation"], lang)))}</td></tr>'
         )
     caption = escape(l10n.t(lang, "kernels.systolic.caption", size=size))
     return (

@@ -97,6 +97,7 @@ def main(argv=None) -> int:
     rec.add_argument("results", nargs="+", help="files holding one JSON result each, or JSON lines")
     rec.add_argument("--out", help="folder to write to (default: data/measurements)")
     rec.add_argument("--contributor", help="your name or handle, stored with the measurement")
+    rec.add_argument("--notes", help="anything a reader should know about the machine or the run")
     args = parser.parse_args(argv)
 
     if args.command in (None, "list"):
@@ -106,7 +107,7 @@ def main(argv=None) -> int:
         return run(args.demo, args.backend, options)
     from kernels import record
 
-    return record.main(args.results, args.out, args.contributor)
+    return record.main(args.results, args.out, args.contributor, args.notes)
 
 
 if __name__ == "__main__":

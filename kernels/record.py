@@ -33,7 +33,7 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "device"
 
 
-def measurement(result: dict, contributor: str | None = None) -> dict:
+def measurement(result: dict, contributor: str | None = None, notes: str | None = None) -> dict:
     """The measurement entry for one demo result (see data/schema/measurement.schema.json)."""
     if not result.get("check", {}).get("passed"):
         raise RecordError("the result failed its correctness check; fix the kernel before recording it")
@@ -69,6 +69,8 @@ def measurement(result: dict, contributor: str | None = None) -> dict:
     }
     if contributor:
         entry["contributor"] = contributor
+    if notes:
+        entry["notes"] = notes
     return entry
 
 
@@ -92,13 +94,13 @@ def read_results(path: Path) -> list[dict]:
         return [json.loads(line) for line in text.splitlines() if line.strip().startswith("{")]
 
 
-def main(paths, out: str | None = None, contributor: str | None = None) -> int:
+def main(paths, out: str | None = None, contributor: str | None = None, notes: str | None = None) -> int:
     out_dir = Path(out) if out else MEASUREMENTS_DIR
     written = 0
     for path in paths:
         for result in read_results(path):
             try:
-                target = write(measurement(result, contributor), out_dir)
+                target = write(measurement(result, contributor, notes), out_dir)
             except (RecordError, KeyError) as exc:
                 print(f"{path}: skipped {result.get('demo')}/{result.get('backend')}: {exc}", file=sys.stderr)
                 continue

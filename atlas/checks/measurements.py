@@ -15,6 +15,8 @@ import datetime
 import difflib
 
 from atlas.checks.common import not_in_future
+from atlas.fields import field_value
+from kernels.devices import peak_field
 
 # A measurement may exceed the data set's peak by at most 5 %: vendors quote
 # peaks at boost clock, and a short run can be a little faster than the figure
@@ -43,9 +45,6 @@ def measurement_problems(entry: dict, today: datetime.date | None = None) -> lis
 
 def measurement_cross_problems(entry: dict, dataset) -> list[tuple[tuple, str]]:
     """Problems of one measurement against the other collections (devices)."""
-    from atlas.fields import field_value
-    from kernels.devices import peak_field
-
     device_id = entry.get("device")
     if device_id is None:
         return []
