@@ -148,10 +148,13 @@ def load_collection(collection: Collection, data_dir: Path, root: Path, today: d
     return dict(sorted(entries.items())), files, errors
 
 
-def cross_check_errors(collection: Collection, dataset: Dataset, root: Path) -> list[DataError]:
-    """Errors of ``collection.cross_checks`` over every valid entry, each at its file and line."""
+def cross_check_errors(collection: Collection, dataset: Dataset, root: Path, skip_files=frozenset()) -> list[DataError]:
+    """Errors of ``collection.cross_checks`` over every entry not in ``skip_files`` (files that
+    already have errors), each at its file and line."""
     errors = []
     for entry_id, data in dataset.entries.get(collection.name, {}).items():
+        if dataset.files[collection.name][entry_id] in skip_files:
+            continue
         problems = collection.cross_checks(data, dataset)
         if not problems:
             continue
@@ -178,9 +181,10 @@ def load_dataset(
         dataset.entries[collection.name] = entries
         dataset.files[collection.name] = files
         errors += errs
+    broken = frozenset(e.file for e in errors)
     for collection in collections:
         if collection.cross_checks:
-            errors += cross_check_errors(collection, dataset, root)
+            errors += cross_check_errors(collection, dataset, root, broken)
     if errors:
         raise DataValidationError(errors)
     return dataset

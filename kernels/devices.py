@@ -123,7 +123,7 @@ def resolve_device(reported: str, devices: dict, override: str | None = None) ->
     if override:
         if override in devices:
             return override, "override"
-        close = difflib.get_close_matches(override, list(devices), n=3, cutoff=0.5)
+        close = difflib.get_close_matches(override, list(devices), n=1, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise UnknownDevice(f"--device {override!r} is not a device id in data/hardware/{hint}")
     found = match_name(reported, devices)

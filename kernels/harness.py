@@ -217,7 +217,7 @@ def build_result(
     elif device_id and peak is None:
         notes.append(f"the data set states no {field} figure for {device_id}")
     if peak:
-        percent = round(devices.percent_of(achieved, peak["value"]), 2)
+        percent = devices.percent_of(achieved, peak["value"])
     details = dict(details or {})
     bandwidth = devices.peak(devices_by_id[device_id], "bandwidth") if device_id else None
     if peak and bandwidth and "points" in details:

@@ -50,7 +50,7 @@ def measurement_cross_problems(entry: dict, dataset) -> list[tuple[tuple, str]]:
         return []
     devices = dataset.devices
     if device_id not in devices:
-        close = difflib.get_close_matches(device_id, list(devices), n=3, cutoff=0.5)
+        close = difflib.get_close_matches(device_id, list(devices), n=1, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else "; use null for a device not in the data set"
         return [(("device",), f"names device '{device_id}', which is not in data/hardware/{hint}")]
     field = peak_field(entry["demo"], entry["params"].get("precision"))
