@@ -11,13 +11,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup serve build validate test chromium clean
+.PHONY: help setup serve build validate test test-kernels kernels-setup chromium clean
 
 help:
 	@echo "make serve     set up and serve the site (English at /, German at /de/)"
 	@echo "make test      set up and run all tests (installs Debian's chromium if missing)"
 	@echo "make build     build the site into site/ (strict)"
 	@echo "make validate  check the data set only"
+	@echo "make test-kernels  install the kernel-demo backends (requirements-kernels.txt) and run their tests"
 
 $(VENV)/.installed: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
@@ -30,6 +31,16 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 setup: $(VENV)/.installed node_modules/.installed
+
+# Kernel-demo backends (PyTorch CPU build from this machine's disk, JAX, Triton), same venv.
+$(VENV)/.kernels-installed: requirements-kernels.txt $(VENV)/.installed
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-kernels.txt
+	touch $@
+
+kernels-setup: $(VENV)/.kernels-installed
+
+test-kernels: kernels-setup
+	$(PY) -m pytest -m kernels
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -45,7 +56,7 @@ build: setup
 validate: $(VENV)/.installed
 	$(PY) -m atlas validate
 
-test: setup chromium
+test: setup chromium kernels-setup
 	$(PY) -m pytest
 
 clean:

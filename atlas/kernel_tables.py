@@ -113,10 +113,16 @@ def measurements_table(measurements: dict, devices_by_id: dict, lang: str, demo:
     )
 
 
-def _peak_and_bandwidth(device: dict, precision: str) -> tuple[float, float] | None:
-    field = f"{precision}.{'vector' if precision in devices.VECTOR_PRECISIONS else 'matrix'}.dense"
+def device_roof(devices_by_id: dict, device_id: str, precision: str) -> tuple[dict, float, float]:
+    """(device, dense peak of ``precision`` in TFLOP/s, bandwidth in GB/s); ValueError if either is missing."""
+    if device_id not in devices_by_id:
+        raise ValueError(f"unknown device id {device_id!r}")
+    device = devices_by_id[device_id]
+    field = devices.peak_field("matmul", precision)
     peak, bandwidth = devices.peak(device, field), devices.peak(device, "bandwidth")
-    return (peak["value"], bandwidth["value"]) if peak and bandwidth else None
+    if not (peak and bandwidth):
+        raise ValueError(f"device {device_id!r} states no {field} peak or no bandwidth")
+    return device, peak["value"], bandwidth["value"]
 
 
 def _figure(value: float, lang: str) -> str:
@@ -125,12 +131,8 @@ def _figure(value: float, lang: str) -> str:
 
 def ridge_text(devices_by_id: dict, lang: str, device_id: str, precision: str = "bf16") -> str:
     """A device's ridge point (FLOP/byte) for running text, three significant digits."""
-    if device_id not in devices_by_id:
-        raise ValueError(f"unknown device id {device_id!r}")
-    figures = _peak_and_bandwidth(devices_by_id[device_id], precision)
-    if figures is None:
-        raise ValueError(f"device {device_id!r} states no dense {precision} peak or no bandwidth")
-    ridge = roofline.ridge_point(*figures)
+    _, peak, bandwidth = device_roof(devices_by_id, device_id, precision)
+    ridge = roofline.ridge_point(peak, bandwidth)
     return f'<span class="atlas-spec" data-device="{escape(device_id)}" data-result="ridge_flop_per_byte">{_figure(ridge, lang)}</span>'
 
 
@@ -145,13 +147,7 @@ def roofline_table(devices_by_id: dict, lang: str, ids, precision: str = "bf16",
     ] + [l10n.t(lang, "kernels.roofline.col.at", intensity=l10n.format_number(i, lang, 2)) for i in intensities]
     body = []
     for device_id in ids:
-        if device_id not in devices_by_id:
-            raise ValueError(f"unknown device id {device_id!r}")
-        device = devices_by_id[device_id]
-        figures = _peak_and_bandwidth(device, precision)
-        if figures is None:
-            raise ValueError(f"device {device_id!r} states no dense {precision} {unit} peak or no bandwidth")
-        peak, bandwidth = figures
+        device, peak, bandwidth = device_roof(devices_by_id, device_id, precision)
         cells = [f'<th scope="row">{escape(device["name"])}</th>']
         cells.append(f'<td data-sort="{peak!r}">{format_figure(peak, lang)}</td>')
         cells.append(f'<td data-sort="{bandwidth!r}">{format_figure(bandwidth, lang)}</td>')
@@ -182,13 +178,7 @@ def workloads(precision: str = "bf16") -> list[tuple[str, dict, float]]:
 
 def roofline_workloads(devices_by_id: dict, lang: str, device_id: str, precision: str = "bf16") -> str:
     """Where example workloads sit on one device's roofline: intensity, attainable, share of peak, bound."""
-    if device_id not in devices_by_id:
-        raise ValueError(f"unknown device id {device_id!r}")
-    device = devices_by_id[device_id]
-    figures = _peak_and_bandwidth(device, precision)
-    if figures is None:
-        raise ValueError(f"device {device_id!r} states no dense {precision} peak or no bandwidth")
-    peak, bandwidth = figures
+    device, peak, bandwidth = device_roof(devices_by_id, device_id, precision)
     unit = "vector" if precision in devices.VECTOR_PRECISIONS else "matrix"
     cols = ("workload", "intensity", "attainable", "share", "bound")
     head = "".join(f'<th scope="col">{escape(l10n.t(lang, "kernels.roofline.col." + c))}</th>' for c in cols)
