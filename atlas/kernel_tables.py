@@ -49,6 +49,14 @@ def field_label(field: str, lang: str) -> str:
     )
 
 
+def peak_label(peak: dict, lang: str) -> str:
+    """Which figure a peak is: 'BF16, matrix unit, dense' (+ 'half the sparse 1,979' where derived)."""
+    text = field_label(peak["field"], lang)
+    if peak["from_sparse"]:
+        text += ", " + l10n.t(lang, "kernels.half_sparse", sparse=format_figure(peak["from_sparse"], lang))
+    return text
+
+
 def options_text(params: dict) -> str:
     """The demo options as typed on the command line: '--precision bf16 --size 8192'."""
     parts = []
@@ -66,8 +74,7 @@ def measurement_row(entry: dict, devices_by_id: dict, lang: str) -> str:
         who = f'{escape(device["name"])}'
     else:
         who = f'{escape(entry["device_name"])} <small>({escape(l10n.t(lang, "kernels.not_in_dataset"))})</small>'
-    field = devices.peak_field(entry["demo"], entry["params"].get("precision"))
-    peak = devices.peak(device, field) if device else None
+    peak = devices.peak(device, entry["demo"], entry["params"].get("precision")) if device else None
     backend = f'{escape(l10n.t(lang, "kernels.backend." + entry["backend"]))} · {escape(l10n.t(lang, "kernels.platform." + entry["platform"]))}'
     measured_title = escape(l10n.t(lang, "kernels.measured_title", command=entry["command"]))
     cells = [
@@ -77,7 +84,7 @@ def measurement_row(entry: dict, devices_by_id: dict, lang: str) -> str:
         f'<td data-sort="{value!r}" title="{measured_title}" data-result="measured">{escape(l10n.format_significant(value, lang, 3))}\u00a0{escape(unit)}</td>',
     ]
     if peak:
-        text = l10n.t(lang, "kernels.peak_figure", value=format_figure(peak["value"], lang), unit=unit, what=field_label(field, lang))
+        text = l10n.t(lang, "kernels.peak_figure", value=format_figure(peak["value"], lang), unit=unit, what=peak_label(peak, lang))
         share = devices.percent_of(value, peak["value"])
         cells.append(f'<td data-sort="{peak["value"]!r}" title="{escape(peak["source"] or "")}">{escape(text)}</td>')
         cells.append(f'<td data-sort="{share!r}" data-result="percent_of_peak">{escape(percent_text(share, lang))}</td>')
@@ -113,16 +120,19 @@ def measurements_table(measurements: dict, devices_by_id: dict, lang: str, demo:
     )
 
 
-def device_roof(devices_by_id: dict, device_id: str, precision: str) -> tuple[dict, float, float]:
-    """(device, dense peak of ``precision`` in TFLOP/s, bandwidth in GB/s); ValueError if either is missing."""
+def device_roof(devices_by_id: dict, device_id: str, precision: str, demo: str = "matmul") -> tuple[dict, dict, float]:
+    """(device, its peak for ``demo`` at ``precision`` as ``kernels.devices.peak`` gives it, bandwidth in GB/s).
+
+    ``demo`` "matmul" takes the matrix unit where stated, "intensity" the
+    vector unit. ValueError if the device lacks the precision or a bandwidth.
+    """
     if device_id not in devices_by_id:
         raise ValueError(f"unknown device id {device_id!r}")
     device = devices_by_id[device_id]
-    field = devices.peak_field("matmul", precision)
-    peak, bandwidth = devices.peak(device, field), devices.peak(device, "bandwidth")
-    if not (peak and bandwidth):
-        raise ValueError(f"device {device_id!r} states no {field} peak or no bandwidth")
-    return device, peak["value"], bandwidth["value"]
+    peak, bandwidth = devices.peak(device, demo, precision), devices.peak(device, "bandwidth")
+    if not (peak and bandwidth) or not peak["field"].startswith(precision + "."):
+        raise ValueError(f"device {device_id!r} states no {precision} peak or no bandwidth")
+    return device, peak, bandwidth["value"]
 
 
 def _figure(value: float, lang: str) -> str:
@@ -132,24 +142,28 @@ def _figure(value: float, lang: str) -> str:
 def ridge_text(devices_by_id: dict, lang: str, device_id: str, precision: str = "bf16") -> str:
     """A device's ridge point (FLOP/byte) for running text, three significant digits."""
     _, peak, bandwidth = device_roof(devices_by_id, device_id, precision)
-    ridge = roofline.ridge_point(peak, bandwidth)
+    ridge = roofline.ridge_point(peak["value"], bandwidth)
     return f'<span class="atlas-spec" data-device="{escape(device_id)}" data-result="ridge_flop_per_byte">{_figure(ridge, lang)}</span>'
 
 
-def roofline_table(devices_by_id: dict, lang: str, ids, precision: str = "bf16", intensities=(1, 10, 100, 1000)) -> str:
-    """Peak, bandwidth, ridge point and attainable TFLOP/s at each intensity, one row per device."""
-    unit = "vector" if precision in devices.VECTOR_PRECISIONS else "matrix"
+def roofline_table(devices_by_id: dict, lang: str, ids, precision: str = "bf16", intensities=(1, 10, 100, 1000), demo: str = "matmul") -> str:
+    """Peak, bandwidth, ridge point and attainable TFLOP/s at each intensity, one row per device.
+
+    The peak is the one the ``demo`` compares with (see ``device_roof``); its
+    cell names the figure (unit, and half the sparse figure where that is all
+    the vendor states)."""
     head = [
         l10n.t(lang, "kernels.roofline.col.device"),
-        l10n.t(lang, "kernels.roofline.col.peak", precision=l10n.t(lang, f"precision.{precision}"), unit=l10n.t(lang, f"unit_kind.{unit}")),
+        l10n.t(lang, "kernels.roofline.col.peak", precision=l10n.t(lang, f"precision.{precision}")),
         l10n.t(lang, "kernels.roofline.col.bandwidth"),
         l10n.t(lang, "kernels.roofline.col.ridge"),
     ] + [l10n.t(lang, "kernels.roofline.col.at", intensity=l10n.format_number(i, lang, 2)) for i in intensities]
     body = []
     for device_id in ids:
-        device, peak, bandwidth = device_roof(devices_by_id, device_id, precision)
+        device, figure, bandwidth = device_roof(devices_by_id, device_id, precision, demo)
+        peak = figure["value"]
         cells = [f'<th scope="row">{escape(device["name"])}</th>']
-        cells.append(f'<td data-sort="{peak!r}">{format_figure(peak, lang)}</td>')
+        cells.append(f'<td data-sort="{peak!r}" title="{escape(peak_label(figure, lang))}">{format_figure(peak, lang)}</td>')
         cells.append(f'<td data-sort="{bandwidth!r}">{format_figure(bandwidth, lang)}</td>')
         ridge = roofline.ridge_point(peak, bandwidth)
         cells.append(f'<td data-sort="{ridge!r}" data-result="ridge_flop_per_byte">{_figure(ridge, lang)}</td>')
@@ -178,8 +192,8 @@ def workloads(precision: str = "bf16") -> list[tuple[str, dict, float]]:
 
 def roofline_workloads(devices_by_id: dict, lang: str, device_id: str, precision: str = "bf16") -> str:
     """Where example workloads sit on one device's roofline: intensity, attainable, share of peak, bound."""
-    device, peak, bandwidth = device_roof(devices_by_id, device_id, precision)
-    unit = "vector" if precision in devices.VECTOR_PRECISIONS else "matrix"
+    device, figure, bandwidth = device_roof(devices_by_id, device_id, precision)
+    peak = figure["value"]
     cols = ("workload", "intensity", "attainable", "share", "bound")
     head = "".join(f'<th scope="col">{escape(l10n.t(lang, "kernels.roofline.col." + c))}</th>' for c in cols)
     body = []
@@ -198,8 +212,7 @@ def roofline_workloads(devices_by_id: dict, lang: str, device_id: str, precision
         lang,
         "kernels.roofline.workload_caption",
         device=device["name"],
-        precision=l10n.t(lang, f"precision.{precision}"),
-        unit=l10n.t(lang, f"unit_kind.{unit}"),
+        figure=peak_label(figure, lang),
         peak=format_figure(peak, lang),
         bandwidth=format_figure(bandwidth, lang),
         ridge=_figure(roofline.ridge_point(peak, bandwidth), lang),

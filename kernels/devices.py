@@ -6,16 +6,20 @@ JAX ``device_kind`` of a TPU, the CPU's model name) and match it to an id in
 match. Peaks are never typed here: they are read from the data set through
 ``atlas.fields.field_value``, the same lookup the site's tables use.
 
-Which figure a demo compares against (``peak_field``):
+Which figure a demo compares against (``peak``):
 
 - ``bandwidth`` and ``fused``: ``bandwidth``, peak memory bandwidth in GB/s
   (10^9 bytes/s);
-- ``matmul`` and ``intensity``: the *dense* peak of the precision, in TFLOP/s
-  (10^12 operations/s). FP32 and FP64 kernels compare against the *vector*
-  unit (CUDA cores, SIMD lanes): frameworks run plain FP32 there unless TF32
-  is switched on, which is its own precision (``tf32``). BF16, FP16, TF32,
-  FP8 and INT8 compare against the *matrix* unit (tensor cores, MXU),
-  which is where the libraries run them.
+- ``matmul``: the *dense* peak of the precision in TFLOP/s (10^12
+  operations/s), found by the estimators' one lookup
+  (``calculators.devices.peak``): the matrix unit's figure where the device
+  states one (tensor cores, MXU; for FP32 only some, e.g. AMD Instinct, do),
+  else the vector unit's (CUDA cores, SIMD lanes: NVIDIA's plain FP32, since
+  frameworks switch TF32 off unless asked, and TF32 is its own precision);
+  half the sparse figure where the vendor publishes only that (H200); a
+  fallback precision, named in ``field``, where the device lacks the one run;
+- ``intensity``: the dense FP32 *vector* figure, because an element-wise FMA
+  chain never runs on matrix units.
 """
 
 from __future__ import annotations
@@ -143,35 +147,52 @@ def resolve_device(reported: str, devices: dict, override: str | None = None) ->
 
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
-VECTOR_PRECISIONS = ("fp64", "fp32")
 
 
-def peak_field(demo: str, precision: str | None = None) -> str:
-    """The data-set field a demo's result is compared with (see the module docstring)."""
-    if demo in ("bandwidth", "fused"):
-        return "bandwidth"
-    if demo in ("matmul", "intensity"):
-        if precision not in PRECISIONS:
-            raise ValueError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
-        unit = "vector" if precision in VECTOR_PRECISIONS else "matrix"
-        return f"{precision}.{unit}.dense"
-    raise ValueError(f"unknown demo {demo!r}")
+def peak(device: dict, demo: str, precision: str | None = None) -> dict | None:
+    """The figure a ``demo`` result is compared with, or None when the device states nothing usable.
 
-
-def peak(device: dict, field: str) -> dict | None:
-    """``{"value", "unit", "field", "source"}`` of ``field`` for ``device``, or None when the data set has no such figure.
-
+    Returns ``{"value", "unit", "field", "source", "from_sparse", "requested"}``:
     ``unit`` is "gb_s" (GB/s) for bandwidth, "tflops" (TFLOP/s; TOPS for
-    integers) for compute fields; ``source`` is the URL the figure cites.
+    integers) for compute; ``field`` names the data-set figure
+    ("bandwidth", "bf16.matrix.dense", ...); ``source`` is the URL it cites;
+    ``from_sparse`` is the vendor's sparse figure when the dense peak is half
+    of it (the vendor publishes nothing else); ``requested`` is the precision
+    asked for (``field`` may hold a fallback). Compute peaks come from the
+    estimators' one lookup, ``calculators.devices``.
     """
     from atlas.fields import field_value
+    from calculators import devices as estimator
 
-    value = field_value(device, field)
-    if value is None:
+    if demo in ("bandwidth", "fused"):
+        value = field_value(device, "bandwidth")
+        return _peak(device, value, estimator.bandwidth_bytes_s(device) / 1e9, "gb_s", "bandwidth", None, None)
+    if demo not in ("matmul", "intensity"):
+        raise ValueError(f"unknown demo {demo!r}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
+    if demo == "intensity":  # an element-wise FMA chain runs on the vector unit, whatever matrix units exist
+        tflops = estimator.dense_figure(device, precision, "vector")
+        field = f"{precision}.vector.dense"
+        return _peak(device, field_value(device, field), tflops, "tflops", field, None, precision) if tflops else None
+    found = estimator.peak(device, precision)
+    if found is None:
         return None
-    source = device.get("sources", {}).get(value.source, {})
-    unit = "gb_s" if field == "bandwidth" else "tflops"
-    return {"value": value.value, "unit": unit, "field": field, "source": source.get("url")}
+    field = f"{found.precision}.{found.unit}.dense"
+    cited = field_value(device, f"{found.precision}.{found.unit}.{'sparse' if found.from_sparse else 'dense'}")
+    return _peak(device, cited, found.tflops, "tflops", field, found.from_sparse, precision)
+
+
+def _peak(device, cited, value, unit, field, from_sparse, requested) -> dict:
+    source = device.get("sources", {}).get(cited.source, {}) if cited else {}
+    return {
+        "value": value,
+        "unit": unit,
+        "field": field,
+        "source": source.get("url"),
+        "from_sparse": from_sparse,
+        "requested": requested,
+    }
 
 
 def percent_of(achieved: float, peak_value: float) -> float:

@@ -209,13 +209,17 @@ def build_result(
     except devices.UnknownDevice as exc:
         print(f"error: {exc}", file=sys.stderr)
         return None
-    field = devices.peak_field(demo, params.get("precision"))
-    peak = devices.peak(devices_by_id[device_id], field) if device_id else None
+    precision = params.get("precision")
+    peak = devices.peak(devices_by_id[device_id], demo, precision) if device_id else None
     percent = None
     if device_id is None and devices_by_id:
         notes.append(f"no device in the data set matches {device_name!r}; pass --device <id> to compare with one")
     elif device_id and peak is None:
-        notes.append(f"the data set states no {field} figure for {device_id}")
+        notes.append(f"the data set states no {precision or 'bandwidth'} figure for {device_id} that this demo can use")
+    if peak and peak["from_sparse"]:
+        notes.append(f"the vendor states only a sparse {peak['field'].split('.')[0]} figure ({peak['from_sparse']:g}); the dense peak is half of it")
+    if peak and precision and not peak["field"].startswith(precision + "."):
+        notes.append(f"{device_id} states no {precision} figure; compared with {peak['field']} instead")
     if peak:
         percent = devices.percent_of(achieved, peak["value"])
     details = dict(details or {})

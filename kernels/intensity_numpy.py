@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     points, worst = [], 0.0
     tolerance = common.tolerance(max(args.fmas))
     for fmas in args.fmas:
-        times = harness.time_runs(lambda: fma_chain(x, out, fmas), args.repeat, args.warmup)
+        times = harness.time_runs(lambda k=fmas: fma_chain(x, out, k), args.repeat, args.warmup)
         points.append(common.point(fmas, args.size, harness.median(times)))
         out.fill(np.nan)
         fma_chain(x, out, fmas)

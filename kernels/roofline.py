@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+
 # Arithmetic intensity of a few kernels, derived from their operation and
 # byte counts (no device figures): the markers the explorer shows.
 def triad_intensity(bytes_per_element: int = 4) -> float:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import math
-from decimal import ROUND_HALF_EVEN, Decimal
-from functools import lru_cache
+from decimal import ROUND_HALF_EVEN, Context, Decimal
+from functools import cache
 from pathlib import Path
 
 LANGUAGES = ("en", "de")
@@ -42,7 +42,7 @@ def table_files(lang: str) -> list[Path]:
     return sorted((_HERE / check_language(lang)).glob("*.json"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def labels(lang: str) -> dict:
     """The flat translation table of ``lang`` (key -> text)."""
     table: dict = {}
@@ -82,7 +82,10 @@ def format_number(value: float, lang: str, decimals: int = 1, *, trim: bool = Tr
         raise ValueError(f"cannot format non-finite number {value!r}")
     sym = _SYMBOLS[lang]
     quantum = Decimal(1).scaleb(-decimals)
-    rounded = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_EVEN)
+    exact = Decimal(repr(float(value)))
+    # Enough digits for the whole part plus the decimals: Decimal's default 28 fails from 1e28 on.
+    context = Context(prec=max(28, exact.adjusted() + decimals + 2))
+    rounded = exact.quantize(quantum, rounding=ROUND_HALF_EVEN, context=context)
     whole, _, frac = f"{abs(rounded):f}".partition(".")
     if trim:
         frac = frac.rstrip("0")

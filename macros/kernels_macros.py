@@ -14,9 +14,10 @@ def register(env, ctx):
         return kernel_tables.measurements_table(ctx.dataset.measurements, ctx.dataset.devices, ctx.lang(), demo, backend)
 
     @env.macro
-    def roofline_table(ids, precision="bf16", intensities=(1, 10, 100, 1000)):
-        """Ridge point and attainable TFLOP/s per device, e.g. roofline_table(['h100-sxm', 'a100-sxm-80gb'])."""
-        return kernel_tables.roofline_table(ctx.dataset.devices, ctx.lang(), ids, precision, intensities)
+    def roofline_table(ids, precision="bf16", intensities=(1, 10, 100, 1000), demo="matmul"):
+        """Ridge point and attainable TFLOP/s per device, e.g. roofline_table(['h100-sxm', 'a100-sxm-80gb']);
+        demo='intensity' compares with the vector unit (an element-wise FMA chain)."""
+        return kernel_tables.roofline_table(ctx.dataset.devices, ctx.lang(), ids, precision, intensities, demo)
 
     @env.macro
     def ridge_point(device_id, precision="bf16"):

@@ -59,7 +59,13 @@ def test_roofline_table_and_errors(dataset):
     html = kernel_tables.roofline_table(dataset.devices, "en", ["a100-sxm-80gb"], "bf16", [1, 1000])
     # A100: 312 TFLOP/s / 2,039 GB/s = 153 FLOP/byte; memory roof at 1 FLOP/byte = 2.04 TFLOP/s.
     assert ">153<" in html and ">2.04<" in html and ">312<" in html
-    with pytest.raises(ValueError, match="states no fp8.matrix.dense peak"):
+    with pytest.raises(ValueError, match="states no fp8 peak"):
         kernel_tables.roofline_table(dataset.devices, "en", ["a100-sxm-80gb"], "fp8")
     with pytest.raises(ValueError, match="unknown device id"):
         kernel_tables.roofline_workloads(dataset.devices, "en", "h300")
+
+
+def test_h200_peak_cell_says_it_is_half_the_sparse_figure(dataset):
+    for lang, text in (("en", "half the sparse 1,979"), ("de", "Hälfte des Sparsity-Werts 1.979")):
+        html = kernel_tables.measurements_table({"m1": entry(device="h200-sxm")}, dataset.devices, lang, "matmul")
+        assert text in html

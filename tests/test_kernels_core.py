@@ -9,10 +9,21 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO_ROOT
 
 import l10n
-from conftest import REPO_ROOT
-from kernels import BACKENDS, DEMOS, demo_file, devices, fused_common, harness, intensity_common, record, roofline, systolic
+from kernels import (
+    BACKENDS,
+    DEMOS,
+    demo_file,
+    devices,
+    fused_common,
+    harness,
+    intensity_common,
+    record,
+    roofline,
+    systolic,
+)
 
 
 def run_demo(*args, env=None):
@@ -67,33 +78,48 @@ def test_override_must_exist(dataset):
 
 
 @pytest.mark.parametrize(
-    "demo, precision, field",
+    "device_id, demo, precision, field, value",
     [
-        ("bandwidth", None, "bandwidth"),
-        ("fused", None, "bandwidth"),
-        ("matmul", "fp32", "fp32.vector.dense"),
-        ("matmul", "fp64", "fp64.vector.dense"),
-        ("matmul", "tf32", "tf32.matrix.dense"),
-        ("matmul", "bf16", "bf16.matrix.dense"),
-        ("matmul", "fp8", "fp8.matrix.dense"),
-        ("intensity", "fp32", "fp32.vector.dense"),
+        ("h100-sxm", "bandwidth", None, "bandwidth", 3350),
+        ("h100-sxm", "fused", None, "bandwidth", 3350),
+        # NVIDIA states no FP32 matrix figure: plain FP32 runs on the CUDA cores (vector unit).
+        ("h100-sxm", "matmul", "fp32", "fp32.vector.dense", 66.9),
+        ("h100-sxm", "matmul", "tf32", "tf32.matrix.dense", 494.7),
+        ("h100-sxm", "matmul", "bf16", "bf16.matrix.dense", 989.4),  # dense, never the 1,978.9 sparse figure
+        ("h100-sxm", "matmul", "fp8", "fp8.matrix.dense", 1978.9),
+        ("h100-sxm", "intensity", "fp32", "fp32.vector.dense", 66.9),
+        ("a100-sxm-80gb", "matmul", "bf16", "bf16.matrix.dense", 312),
     ],
 )
-def test_peak_field_is_dense_and_on_the_right_unit(demo, precision, field):
-    assert devices.peak_field(demo, precision) == field
+def test_peak_is_the_dense_figure_on_the_right_unit(dataset, device_id, demo, precision, field, value):
+    found = devices.peak(dataset.device(device_id), demo, precision)
+    assert (found["field"], found["value"], found["from_sparse"]) == (field, value, None)
+    assert found["source"].startswith("https://")
 
 
-def test_peaks_come_from_the_data_set(dataset):
-    h100 = dataset.device("h100-sxm")
-    # NVIDIA Hopper whitepaper (table 3) and H100 datasheet, as filed in data/hardware/nvidia/h100-sxm.yaml.
-    assert devices.peak(h100, "bf16.matrix.dense")["value"] == 989.4
-    assert devices.peak(h100, "bandwidth") == {
-        "value": 3350,
-        "unit": "gb_s",
-        "field": "bandwidth",
-        "source": "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet",
-    }
-    assert devices.peak(dataset.device("a100-sxm-80gb"), "fp8.matrix.dense") is None  # A100 has no FP8
+def test_h200_dense_peak_is_half_its_only_published_sparse_figure(dataset):
+    """NVIDIA's H200 datasheet states tensor figures with sparsity only; the estimators' lookup halves them."""
+    found = devices.peak(dataset.device("h200-sxm"), "matmul", "bf16")
+    assert found["from_sparse"] == 1979 and found["value"] == pytest.approx(989.5)
+    assert found["field"] == "bf16.matrix.dense"
+
+
+def test_fp32_matrix_figure_is_used_where_stated_but_never_for_the_fma_chain(dataset):
+    mi300x = dataset.device("mi300x")
+    assert devices.peak(mi300x, "matmul", "fp32")["field"] == "fp32.matrix.dense"
+    assert devices.peak(mi300x, "intensity", "fp32")["field"] == "fp32.vector.dense"
+
+
+def test_missing_precision_falls_back_and_says_so(dataset):
+    found = devices.peak(dataset.device("a100-sxm-80gb"), "matmul", "fp8")  # A100 has no FP8
+    assert found["field"] == "bf16.matrix.dense" and found["requested"] == "fp8"
+
+
+def test_unknown_precision_or_demo():
+    with pytest.raises(ValueError, match="unknown precision"):
+        devices.peak({}, "matmul", "fp7")
+    with pytest.raises(ValueError, match="unknown demo"):
+        devices.peak({}, "gemm", "bf16")
 
 
 def test_percent_of_peak():
@@ -139,8 +165,15 @@ def test_unmatched_device_gives_the_achieved_figure_alone(dataset):
 
 
 def test_missing_precision_on_the_device_is_a_note(dataset):
-    r = result(dataset, name="NVIDIA A100-SXM4-80GB", params={"precision": "fp8", "size": 8192})
-    assert r["peak"] is None and "the data set states no fp8.matrix.dense figure for a100-sxm-80gb" in r["notes"]
+    r = result(dataset, name="NVIDIA A100-SXM4-80GB", params={"precision": "fp8", "size": 8192}, achieved=300)
+    assert r["peak"]["field"] == "bf16.matrix.dense"
+    assert "a100-sxm-80gb states no fp8 figure; compared with bf16.matrix.dense instead" in r["notes"]
+
+
+def test_sparse_only_vendor_figure_is_a_note(dataset):
+    r = result(dataset, name="NVIDIA H200")
+    assert r["device"]["id"] == "h200-sxm" and r["percent_of_peak"] == pytest.approx(100 * 742.05 / 989.5)
+    assert "the vendor states only a sparse bf16 figure (1979); the dense peak is half of it" in r["notes"]
 
 
 def test_failed_check_is_reported(dataset):
@@ -213,7 +246,7 @@ def test_simulation_computes_the_product_in_the_predicted_cycles(m, k, n, size):
     w = [[rng.uniform(-1, 1) for _ in range(n)] for _ in range(k)]
     run = systolic.simulate(x, w, size)
     expected = systolic.matmul(x, w)
-    for got_row, want_row in zip(run["y"], expected):
+    for got_row, want_row in zip(run["y"], expected, strict=True):
         assert got_row == pytest.approx(want_row, abs=1e-12)
     assert run["cycles"] == systolic.cycles(m, k, n, size)
     assert run["busy"] == m * k * n

@@ -5,10 +5,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from atlas.dataset import COLLECTIONS, Collection, load_dataset
-from atlas.errors import DataValidationError
 from conftest import REPO_ROOT
+
+from atlas.checks.measurements import measurement_references
+from atlas.dataset import CROSS_CHECKS, load_dataset
+from atlas.errors import DataValidationError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invalid_measurements"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
@@ -65,20 +66,16 @@ def test_result_within_tolerance_of_peak_passes(tmp_path):
     assert load_dataset(data_with(tmp_path, text=text), root=tmp_path, today=TODAY).measurements["ok"]
 
 
-def test_cross_checks_run_for_any_collection(tmp_path):
-    """The mechanism is generic: a collection's cross_checks sees the whole data set and errors carry file and line."""
-    seen = []
+def test_measurement_references_are_a_cross_check():
+    """The device check runs with atlas.dataset's other cross-collection checks, once every file is valid on its own."""
+    assert measurement_references in CROSS_CHECKS
 
-    def no_cpu_measurements(entry, dataset):
-        seen.append(sorted(dataset.devices))
-        return [(("platform",), "test refuses this platform")] if entry["platform"] == "cuda" else []
 
-    measurements = next(c for c in COLLECTIONS if c.name == "measurements")
-    custom = Collection(measurements.name, "measurement", "measurements", measurements.schema, cross_checks=no_cpu_measurements)
-    devices = next(c for c in COLLECTIONS if c.name == "devices")
+def test_cross_check_waits_for_valid_files(tmp_path):
+    data = data_with(tmp_path, "unknown-device")
+    (data / "measurements" / "test" / "broken.yaml").write_text("id: broken\n", encoding="utf-8")
     with pytest.raises(DataValidationError) as info:
-        load_dataset(data_with(tmp_path, text=valid_text()), root=tmp_path, collections=(devices, custom), today=TODAY)
-    assert [str(e) for e in info.value.errors] == [
-        "data/measurements/test/ok.yaml:8: measurement 'ok', field 'platform': test refuses this platform"
-    ]
-    assert "h100-sxm" in seen[0]
+        load_dataset(data, root=tmp_path, today=TODAY)
+    messages = [str(e) for e in info.value.errors]
+    assert any("broken.yaml" in m for m in messages)
+    assert not any("h100-sxn" in m for m in messages)  # reported once the other file is fixed
