@@ -1,6 +1,7 @@
 """Memory breakdown: one stacked horizontal bar per case (weights, KV cache,
 activations, gradients, optimiser states, overhead), with optional vertical
-lines at device capacities.
+lines at device capacities. Part names come from the estimators' labels
+(``breakdown.<part>`` in ``l10n``), so chart and calculator say the same.
 
 Sizes come in the keys of the estimators' JSON (``calculators``): each key
 names its part and its unit, ``weights_gb`` (10^9 bytes), ``weights_gib``
@@ -45,6 +46,15 @@ def parts_in_bytes(parts: dict, lang: str, what: str = "parts") -> dict:
             raise svg.ChartError(l10n.t(lang, "charts.error.part_twice", part=part))
         out[part] = svg.check_number(value, lang, f"{what}.{key}", allow_zero=True) * UNIT_BYTES[unit]
     return {p: out[p] for p in PARTS if out.get(p)}
+
+
+def label_lines(label: str, limit: int = 24) -> list[str]:
+    """A bar label in at most two lines of about ``limit`` characters, broken after a comma if possible."""
+    if len(label) <= limit:
+        return [label]
+    cut = label.rfind(", ", 0, limit + 1)
+    first, rest = (label[: cut + 1], label[cut + 2 :]) if cut > 0 else (label[:limit], label[limit:])
+    return [first, svg.shorten(rest, limit)]
 
 
 def _check(bars, capacities, lang, unit):
@@ -104,8 +114,10 @@ def memory_breakdown_svg(bars, lang: str, capacities=None, unit: str = "gib", ti
     for i, bar in enumerate(bars):
         y = top + BAR_GAP + i * (BAR_HEIGHT + BAR_GAP)
         out.append(f'<g class="atlas-bar" data-total="{bar["total"]:.6g}">')
-        out.append(svg.text(PLOT_LEFT - 8, y + BAR_HEIGHT / 2 + 4, svg.shorten(bar["label"], 26), anchor="end",
-                            cls="atlas-label"))
+        lines = label_lines(bar["label"])
+        for j, text in enumerate(lines):
+            baseline = y + BAR_HEIGHT / 2 + 4 + (j * 14 - 7 if len(lines) == 2 else 0)
+            out.append(svg.text(PLOT_LEFT - 8, baseline, text, anchor="end", cls="atlas-label"))
         x = 0.0
         for part in PARTS:
             size = bar["parts"].get(part)
@@ -113,7 +125,7 @@ def memory_breakdown_svg(bars, lang: str, capacities=None, unit: str = "gib", ti
                 continue
             x0, x1 = xs(x), xs(x + size)
             value = svg.fmt(size, lang)
-            tip = l10n.t(lang, "charts.breakdown.tip", part=l10n.t(lang, f"charts.part.{part}"), value=value,
+            tip = l10n.t(lang, "charts.breakdown.tip", part=l10n.t(lang, f"breakdown.{part}"), value=value,
                          unit=unit_label)
             out.append(
                 f'<g class="atlas-part atlas-part-{part}" color="{_PART_COLOURS[part]}" data-part="{part}">'
@@ -137,13 +149,13 @@ def memory_breakdown_svg(bars, lang: str, capacities=None, unit: str = "gib", ti
         out.append(svg.text(x + (-4 if anchor == "end" else 4), top - 6 - 16 * (i % 2), label, anchor=anchor,
                             cls="atlas-label", size=11))
         out.append("</g>")
-    items = [((f"atlas-part-{p}", _PART_COLOURS[p]), l10n.t(lang, f"charts.part.{p}")) for p in used]
+    items = [((f"atlas-part-{p}", _PART_COLOURS[p]), l10n.t(lang, f"breakdown.{p}")) for p in used]
     legend, legend_height = svg.legend(items, PLOT_LEFT, bottom + 48, PLOT_RIGHT - PLOT_LEFT, swatch="box")
     out.append(legend)
 
     cases = "; ".join(
         l10n.t(lang, "charts.breakdown.desc_item", label=b["label"],
-               parts=", ".join(f'{l10n.t(lang, f"charts.part.{p}")} {svg.fmt(v, lang)}' for p, v in b["parts"].items()),
+               parts=", ".join(f'{l10n.t(lang, f"breakdown.{p}")} {svg.fmt(v, lang)}' for p, v in b["parts"].items()),
                total=svg.fmt(b["total"], lang), unit=unit_label)
         for b in bars
     )
@@ -161,7 +173,7 @@ def memory_breakdown_tables(bars, lang: str, capacities=None, unit: str = "gib")
     unit_label = l10n.t(lang, f"unit.{unit}")
     used = [p for p in PARTS if any(p in b["parts"] for b in bars)]
     headers = [l10n.t(lang, "charts.col.case")]
-    headers += [f'{l10n.t(lang, f"charts.part.{p}")} ({unit_label})' for p in used]
+    headers += [f'{l10n.t(lang, f"breakdown.{p}")} ({unit_label})' for p in used]
     headers.append(l10n.t(lang, "charts.col.total", unit=unit_label))
     zero = svg.fmt(0, lang)
     rows = [(None, [b["label"]] + [svg.fmt(b["parts"][p], lang) if p in b["parts"] else zero for p in used]

@@ -275,6 +275,28 @@ def legend(items, x0: float, y0: float, width: float, swatch: str = "line") -> t
     return "".join(out), rows * 20 + 4
 
 
+def line_tag(number: int, x: float, y: float) -> str:
+    """The small number drawn at the top of a reference line; ``notes`` explains it below the plot."""
+    return text(x + 3, y, str(number), cls="atlas-line-tag", size=11)
+
+
+def notes(labels, x0: float, y0: float) -> tuple[str, float]:
+    """Numbered explanations of reference lines ("1  Llama 3.1 8B decode, batch 1"), one per row.
+
+    Returns the markup and the height it takes; empty for no labels.
+    """
+    if not labels:
+        return "", 0.0
+    out = ['<g class="atlas-notes">']
+    for i, label in enumerate(labels):
+        y = y0 + i * 18 + 10
+        out.append(line(x0, y - 8, x0, y + 4, "atlas-note-swatch", 'stroke-dasharray="4 3"'))
+        out.append(text(x0 + 6, y, str(i + 1), cls="atlas-line-tag", size=11))
+        out.append(text(x0 + 22, y, shorten(label, 90), cls="atlas-label"))
+    out.append("</g>")
+    return "".join(out), len(labels) * 18 + 4
+
+
 # --- the figure around the picture -------------------------------------------------------
 
 

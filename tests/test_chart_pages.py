@@ -1,9 +1,11 @@
 """Charts from the data set: chart inputs read through atlas.fields, and the charts on the built pages."""
 
 import re
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
+from conftest import REPO_ROOT
 
 from atlas import chart_inputs
 
@@ -72,3 +74,108 @@ def test_chart_stylesheet_is_part_of_the_site(built_site):
     html = (built_site / "compare" / "index.html").read_text(encoding="utf-8")
     assert "assets/stylesheets/charts.css" in html
     assert "<script" not in html[html.index("<article"): html.index("</article>")]  # no inline script for charts
+
+
+# --- figures computed by the estimators -----------------------------------------------------
+
+CASE_70B = {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}
+
+
+@pytest.fixture(scope="module")
+def catalog(dataset):
+    from atlas import chart_estimates
+
+    return chart_estimates.catalog(dataset)
+
+
+def vram(params, catalog):
+    from calculators.api import handle
+
+    answer = handle({"command": "vram", "params": params, "lang": "en"}, catalog)
+    assert answer["ok"], answer
+    return answer["result"]
+
+
+def test_breakdown_bar_is_the_estimators_breakdown(catalog):
+    from atlas import chart_estimates
+
+    bar = chart_estimates.breakdown_bar(CASE_70B, "de", catalog)
+    expected = vram(CASE_70B, catalog)
+    assert bar["parts"] == expected["breakdown"]
+    assert bar["label"] == "Llama 3.1 70B, Q4_K_M, 8.192 Token"
+    # Q4_K_M weights of Llama 3.1 70B: llama.cpp's ~42.5 GB file is about 40 GiB.
+    assert 38 < bar["parts"]["weights_gib"] < 42
+
+
+def test_threshold_and_marker_come_from_the_estimators(catalog):
+    from atlas import chart_estimates
+    from calculators.api import handle
+
+    line = chart_estimates.capacity_threshold(CASE_70B, "en", catalog)
+    total = vram(CASE_70B, catalog)["total_gib"]
+    assert line["capacity_gib"] == total
+    assert line["label"] == f"Llama 3.1 70B, Q4_K_M, 8,192 tokens: {total:.1f} GiB"
+    decode = {"workload": "decode", "model": "llama-3.1-8b", "weights": "bf16", "batch": 1}
+    marker = chart_estimates.workload_marker(decode, "h100-sxm", "de", catalog)
+    speed = handle({"command": "speed", "params": {"device": "h100-sxm", **decode}, "lang": "de"}, catalog)["result"]
+    assert marker["intensity"] == pytest.approx(speed["flops"] / speed["bytes"])
+    assert 0.9 < marker["intensity"] < 1.3  # batch-1 decode: about one multiply-add per BF16 weight read
+    assert marker["label"] == "Llama 3.1 8B, Decode, Batch 1"
+
+
+def test_bad_estimate_parameters_stop_with_the_estimators_message(catalog):
+    from atlas import chart_estimates
+
+    with pytest.raises(chart_estimates.EstimateError, match="llama-3.1-70b"):  # the close match it suggests
+        chart_estimates.breakdown_bar({"model": "llama-3.1-7b", "weights": "q4_k_m"}, "en", catalog)
+
+
+class _Env:
+    """Just enough of mkdocs-macros' env to register and call the macros."""
+
+    def __init__(self):
+        self.macros = {}
+
+    def macro(self, fn):
+        self.macros[fn.__name__] = fn
+        return fn
+
+
+def chart_macros(dataset, lang):
+    sys.path.insert(0, str(REPO_ROOT / "macros"))  # as macros/main.py does
+    import charts_macros
+    from macro_context import Context
+
+    env = _Env()
+    charts_macros.register(env, Context(dataset=dataset, lang=lambda: lang))
+    return env.macros
+
+
+def test_memory_breakdown_macro_draws_estimates_against_device_memory(dataset, catalog):
+    macros = chart_macros(dataset, "de")
+    html = macros["memory_breakdown_chart"]([CASE_70B, {"model": "llama-3.1-8b", "weights": "bf16"}],
+                                            devices=["h100-sxm"])
+    root = ET.fromstring(html[html.index("<svg"): html.index("</svg>") + 6])
+    assert root.get("data-chart") == "memory-breakdown"
+    totals = [float(g.get("data-total")) for g in root.iterfind(".//svg:g[@class='atlas-bar']", NS)]
+    assert totals[0] == pytest.approx(vram(CASE_70B, catalog)["total_gib"], rel=1e-5)
+    assert root.find(".//svg:g[@class='atlas-capacity']", NS).get("data-capacity") == "80"  # H100 SXM, 80 GiB
+    assert "Gewichte" in html and "H100 SXM" in html
+
+
+def test_macros_show_a_note_for_an_empty_selection_and_fail_for_a_listed_device(dataset):
+    macros = chart_macros(dataset, "de")
+    assert macros["roofline_chart"](kind="gpu", precision="fp64", unit="matrix", sparsity="sparse") == (
+        '<p class="atlas-empty">Noch nennt kein Gerät dieser Auswahl die Werte, die dieses Diagramm braucht.</p>'
+    )
+    with pytest.raises(ValueError, match="device 'a100-sxm-80gb' does not state peak_tflops"):
+        macros["roofline_chart"](ids=["a100-sxm-80gb"], precision="fp8")
+
+
+def test_compare_page_draws_the_estimators_thresholds(built_site, catalog):
+    html = (built_site / "compare" / "index.html").read_text(encoding="utf-8")
+    scatter = charts_in(html)["capacity-bandwidth"]
+    lines = [float(g.get("data-capacity-gib")) for g in scatter.iterfind(".//svg:g[@class='atlas-threshold']", NS)]
+    assert lines[1] == pytest.approx(vram({**CASE_70B}, catalog)["total_gib"], rel=1e-5)
+    roof = charts_in(html)["roofline"]
+    assert len(roof.findall(".//svg:g[@class='atlas-marker']", NS)) == 3
