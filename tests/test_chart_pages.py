@@ -64,6 +64,7 @@ def test_compare_page_shows_the_charts_in_its_language(built_site, lang):
         assert roof.find("svg:title", NS).text == "Roofline, BF16 (matrix unit, dense)"
         assert "<summary>Numbers behind this chart</summary>" in html
         assert "<td>989.4</td><td>3,350</td><td>295</td>" in html
+    assert not re.search(r"\bNaN\b|Infinity|Traceback", html)
     # The numbers also live in a table next to every chart.
     assert html.count('<details class="atlas-chart-data">') == len(re.findall(r"<svg\b[^>]*data-chart=", html))
 
