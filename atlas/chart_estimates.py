@@ -84,7 +84,7 @@ def workload_marker(case: dict, device_id: str, lang: str, cat: Catalog) -> dict
     result = estimate("speed", params, lang, cat)
     label = case.get("label")
     if not label:
-        model = cat.models[result["model"]]["name"] if result.get("model") in cat.models else None
+        model = result.get("model_name")
         key = "charts.estimate.marker_prefill" if result["workload"] == "prefill" else "charts.estimate.marker"
         label = l10n.t(lang, key, model=model or "", workload=l10n.t(lang, f"charts.workload.{result['workload']}"),
                        batch=l10n.format_number(result["batch"], lang, 0),

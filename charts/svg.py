@@ -303,12 +303,15 @@ def notes(labels, x0: float, y0: float) -> tuple[str, float]:
 def table(headers, rows, caption: str | None = None) -> str:
     """A plain data table. ``rows`` is ``[(device_id or None, [cells])]``; the first cell is the row header.
 
+    Device rows carry ``data-chart-device`` (not the ``data-device`` of the
+    comparison tables, so a page's device tables count only their own rows).
+
     Cells are text (escaped here); numeric cells should arrive formatted.
     """
     head = "".join(f'<th scope="col">{esc(h)}</th>' for h in headers)
     body = []
     for row_id, cells in rows:
-        attr = f' data-device="{esc(row_id)}"' if row_id else ""
+        attr = f' data-chart-device="{esc(row_id)}"' if row_id else ""
         first, rest = cells[0], cells[1:]
         tds = "".join(f"<td>{esc(c)}</td>" for c in rest)
         body.append(f'<tr{attr}><th scope="row">{esc(first)}</th>{tds}</tr>')
