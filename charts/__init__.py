@@ -74,6 +74,18 @@ Performance per watt and per dollar (``charts.efficiency``)::
 
   The figure shows the caveat (peak vs real work, dated prices) under the chart.
 
+From the estimators' results (``charts.estimates``), for the in-page calculators::
+
+    from charts import estimates
+    result = calculators.api.handle({"command": "speed", ...}, catalog)["result"]
+    html = charts.roofline_figure(lang=lang, **estimates.speed_roofline(result, lang))   # device, baseline, workload
+    result = calculators.api.handle({"command": "vram", ...}, catalog)["result"]
+    html = charts.memory_breakdown_figure([estimates.vram_bar(result, lang)], lang,
+                                          capacities=[{"label": "H100 SXM", "capacity_gib": 80}])
+
+  ``estimates.vram_threshold(result, lang)`` and ``estimates.speed_marker(result, lang)``
+  give a capacity line and a roofline marker with labels in ``lang``.
+
 Macros for pages (``macros/charts_macros.py``)
 ----------------------------------------------
 
@@ -91,6 +103,20 @@ in the page's language::
     {{ capacity_bandwidth_chart(kind=["gpu", "tpu"]) }}
     {{ generations_chart(vendor="NVIDIA", kind="gpu") }}        # precision=("bf16", "fp16"): first one stated
     {{ efficiency_chart("power", kind="gpu") }}                 # or "price", "cloud_price"
+
+Figures a page would otherwise type by hand come from the estimators
+(``calculators.api.handle``), given as calculator parameters::
+
+    {{ roofline_chart(kind="gpu", workloads=[
+        {"workload": "decode", "model": "llama-3.1-8b", "weights": "bf16", "batch": 1}]) }}
+    {{ capacity_bandwidth_chart(kind="gpu", thresholds=[
+        {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}]) }}   # line at the estimated total
+    {{ memory_breakdown_chart([{"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192},
+                               {"model": "llama-3.1-8b", "weights": "bf16", "mode": "lora"}],
+                              devices=["rtx-4090", "h100-sxm"]) }}              # capacity lines of these devices
+
+Any case may carry a ``label`` to replace the generated one; a parameter the
+estimators refuse stops the build with their message.
 """
 
 from charts.breakdown import memory_breakdown_figure, memory_breakdown_svg

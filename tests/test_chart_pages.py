@@ -180,3 +180,46 @@ def test_compare_page_draws_the_estimators_thresholds(built_site, catalog):
     assert lines[1] == pytest.approx(vram({**CASE_70B}, catalog)["total_gib"], rel=1e-5)
     roof = charts_in(html)["roofline"]
     assert len(roof.findall(".//svg:g[@class='atlas-marker']", NS)) == 3
+
+
+def test_calculator_results_draw_with_the_standard_library_alone(dataset, tmp_path):
+    """The in-page path: calculators.api.handle -> charts.estimates -> charts, without third-party packages."""
+    import json
+    import subprocess
+
+    from atlas.export import export_json
+
+    data = tmp_path / "atlas-data.json"
+    data.write_text(export_json(dataset), encoding="utf-8")
+    code = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import charts
+from calculators.api import handle
+from calculators.catalog import Catalog
+from charts import estimates
+cat = Catalog.from_json(open(sys.argv[2], encoding="utf-8").read())
+speed = handle({"command": "speed", "lang": "de", "params": {"model": "llama-3.1-8b", "weights": "bf16",
+               "workload": "decode", "device": "h100-sxm", "baseline": "a100-sxm-80gb"}}, cat)["result"]
+vram = handle({"command": "vram", "lang": "de", "params": {"model": "llama-3.1-70b", "weights": "q4_k_m",
+              "context": 8192}}, cat)["result"]
+roof = charts.roofline_figure(lang="de", **estimates.speed_roofline(speed, "de"))
+bars = charts.memory_breakdown_figure([estimates.vram_bar(vram, "de")], "de",
+                                      capacities=[{"label": "H100 SXM", "capacity_gib": 80}])
+third = sorted(m for m in sys.modules if m.split(".")[0] in ("yaml", "pandas", "numpy", "atlas", "jinja2"))
+print(json.dumps({"roof": roof, "bars": bars, "intensity": speed["arithmetic_intensity"],
+                  "total": vram["total_gib"], "third": third}))
+"""
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(REPO_ROOT), str(data)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["third"] == []
+    roof = ET.fromstring(got["roof"][got["roof"].index("<svg"): got["roof"].index("</svg>") + 6])
+    assert [g.get("data-device") for g in roof.iterfind(".//svg:g[@data-device]", NS)] == ["h100-sxm", "a100-sxm-80gb"]
+    marker = roof.find(".//svg:g[@class='atlas-marker']", NS)
+    assert float(marker.get("data-intensity")) == pytest.approx(got["intensity"], abs=0.05)
+    assert "Llama 3.1 8B, Decode, Batch 1" in got["roof"]
+    bars = ET.fromstring(got["bars"][got["bars"].index("<svg"): got["bars"].index("</svg>") + 6])
+    assert float(bars.find(".//svg:g[@class='atlas-bar']", NS).get("data-total")) == pytest.approx(got["total"], rel=1e-5)
+    assert "Llama 3.1 70B, Q4_K_M, 8.192 Token" in got["bars"]
