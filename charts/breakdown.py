@@ -18,7 +18,7 @@ from charts import svg
 PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
 UNIT_BYTES = {"bytes": 1, "gb": 10**9, "gib": 2**30}
 
-PLOT_LEFT = 170.0
+PLOT_LEFT = 180.0
 PLOT_RIGHT = svg.WIDTH - 24.0
 BAR_HEIGHT, BAR_GAP = 26.0, 14.0
 
@@ -48,13 +48,19 @@ def parts_in_bytes(parts: dict, lang: str, what: str = "parts") -> dict:
     return {p: out[p] for p in PARTS if out.get(p)}
 
 
-def label_lines(label: str, limit: int = 24) -> list[str]:
-    """A bar label in at most two lines of about ``limit`` characters, broken after a comma if possible."""
-    if len(label) <= limit:
-        return [label]
-    cut = label.rfind(", ", 0, limit + 1)
-    first, rest = (label[: cut + 1], label[cut + 2 :]) if cut > 0 else (label[:limit], label[limit:])
-    return [first, svg.shorten(rest, limit)]
+def label_lines(label: str, limit: int = 26, most: int = 3) -> list[str]:
+    """A bar label in at most ``most`` lines of about ``limit`` characters, broken after commas where possible."""
+    lines, rest = [], label
+    while len(rest) > limit and len(lines) < most - 1:
+        cut = rest.rfind(", ", 0, limit + 1)
+        if cut > 0:
+            lines.append(rest[: cut + 1])
+            rest = rest[cut + 2 :]
+        else:
+            lines.append(rest[:limit])
+            rest = rest[limit:]
+    lines.append(svg.shorten(rest, limit))
+    return lines
 
 
 def _check(bars, capacities, lang, unit):
@@ -115,9 +121,10 @@ def memory_breakdown_svg(bars, lang: str, capacities=None, unit: str = "gib", ti
         y = top + BAR_GAP + i * (BAR_HEIGHT + BAR_GAP)
         out.append(f'<g class="atlas-bar" data-total="{bar["total"]:.6g}">')
         lines = label_lines(bar["label"])
+        size = 12 if len(lines) == 1 else 11
         for j, text in enumerate(lines):
-            baseline = y + BAR_HEIGHT / 2 + 4 + (j * 14 - 7 if len(lines) == 2 else 0)
-            out.append(svg.text(PLOT_LEFT - 8, baseline, text, anchor="end", cls="atlas-label"))
+            baseline = y + BAR_HEIGHT / 2 + 4 + (j - (len(lines) - 1) / 2) * 12
+            out.append(svg.text(PLOT_LEFT - 8, baseline, text, anchor="end", cls="atlas-label", size=size))
         x = 0.0
         for part in PARTS:
             size = bar["parts"].get(part)
