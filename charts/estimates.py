@@ -51,7 +51,8 @@ def speed_marker(result: dict, lang: str, label: str | None = None) -> dict:
 def speed_roofline(result: dict, lang: str) -> dict:
     """Keyword arguments for ``roofline_figure``/``roofline_svg`` from a ``speed`` result:
     its device and baseline (peak TFLOP/s and bandwidth GB/s as the estimator used them),
-    the precision, and the workload as a marker.
+    the precision, and the workload as a marker (none when the result has no intensity,
+    e.g. a kernel given without bytes).
 
     ``charts.roofline_figure(lang=lang, **speed_roofline(result, lang))``
     """
@@ -66,5 +67,5 @@ def speed_roofline(result: dict, lang: str) -> dict:
         "devices": devices,
         "precision": first.get("precision") or result["precision"],
         "unit": first.get("unit", "matrix"),
-        "markers": [speed_marker(result, lang)],
+        "markers": [speed_marker(result, lang)] if result.get("arithmetic_intensity") else [],
     }

@@ -370,3 +370,16 @@ def test_vendor_line_joins_only_new_records():
     line = root.find(".//svg:g[@data-panel='peak_tflops']//svg:polyline", NS)
     assert len(line.get("points").split()) == 3
     assert root.find(".//svg:g[@data-panel='peak_tflops']//svg:circle[@data-device='l4']", NS) is not None
+
+
+def test_speed_result_without_intensity_draws_the_roofs_alone():
+    from charts import estimates
+
+    result = {"workload": "kernel", "precision": "bf16", "arithmetic_intensity": None, "batch": 1,
+              "device": {"id": "h100-sxm", "name": "H100 SXM", "precision": "bf16", "unit": "matrix",
+                         "peak_tflops": 989.4, "bandwidth_gb_s": 3350},
+              "baseline": None}
+    args = estimates.speed_roofline(result, "en")
+    assert args["markers"] == [] and [d["id"] for d in args["devices"]] == ["h100-sxm"]
+    root = parse(roofline.roofline_svg(lang="en", **args))
+    assert root.find(".//svg:g[@class='atlas-marker']", NS) is None
