@@ -45,7 +45,8 @@ HOSTILE_URLS = [
 ]
 
 # Keys whose string values are free text written by a contributor.
-FREE_TEXT = {"name", "short_name", "vendor", "architecture", "form_factor", "notes", "note", "title", "publisher"}
+FREE_TEXT = {"name", "short_name", "vendor", "architecture", "form_factor", "notes", "note", "title", "publisher",
+             "device_name", "contributor", "command"}
 
 
 def _poison(value, text: str, url: str):

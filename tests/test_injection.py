@@ -60,6 +60,21 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
         "glossary_list": [((g,), {}) for g in GROUPS],
         "glossary_group": [((g,), {}) for g in GROUPS],
         "download_links": [((), {})],
+        "memory_breakdown_chart": [
+            (
+                ([{"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}, {"model": "mistral-7b"}],),
+                {"devices": ["h100-sxm", "rtx-4090"]},
+            ),
+        ],
+        "measurements_table": [((demo,), {}) for demo in ("bandwidth", "matmul", "intensity", "fused")],
+        "roofline_table": [
+            ((["h100-sxm", "tpu-v5p"],), {}),
+            ((["h100-sxm"],), {"precision": "fp32", "demo": "intensity"}),
+        ],
+        "ridge_point": [(("h100-sxm",), {})],
+        "roofline_workloads": [(("h100-sxm",), {})],
+        "systolic_table": [((), {})],
+        "systolic_trace": [((), {})],
     }
 
 
@@ -119,7 +134,16 @@ def test_every_macro_has_a_hostile_call(dataset):
 
 
 # Macros whose output stands on its own lines in a page (tables, charts, lists); the others sit in a sentence.
-BLOCK_MACROS = {"device_table", "glossary_list", "download_links"}
+BLOCK_MACROS = {
+    "device_table",
+    "glossary_list",
+    "download_links",
+    "measurements_table",
+    "roofline_table",
+    "roofline_workloads",
+    "systolic_table",
+    "systolic_trace",
+}
 
 
 def is_block(name: str) -> bool:
