@@ -22,7 +22,7 @@ def corpus() -> list[Path]:
 def test_corpus_has_at_least_thirty_cases_across_collections():
     cases = corpus()
     assert len(cases) >= 30, len(cases)
-    assert {p.parent.parent.name for p in cases} >= {"invalid_devices", "invalid_models"}
+    assert {p.parent.parent.name for p in cases} >= {"invalid_devices", "invalid_models", "invalid_measurements"}
 
 
 @pytest.mark.parametrize("expect", corpus(), ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
