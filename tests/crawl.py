@@ -62,6 +62,7 @@ class PageVisit:
     anchors: set = field(default_factory=set)
     links: list = field(default_factory=list)
     axe: list = field(default_factory=list)  # violations: {"id", "impact", "help", "nodes", "scheme"}
+    schemes: list = field(default_factory=list)  # Material colour schemes axe ran in
 
 
 @dataclass
@@ -106,9 +107,11 @@ def visit(context, base: str, path: str, with_axe: bool) -> PageVisit:
         if with_axe:
             # Through the DevTools protocol, so the page's CSP (rightly) does not apply to the test's own script.
             page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
-            for scheme, options in (("light", AXE_LIGHT), ("dark", AXE_DARK)):
-                page.emulate_media(color_scheme=scheme)
-                page.wait_for_timeout(50)
+            for scheme, options in (("default", AXE_LIGHT), ("slate", AXE_DARK)):
+                # What Material's light/dark toggle does.
+                page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+                page.wait_for_timeout(400)  # Material fades colours over 250 ms
+                record.schemes.append(page.evaluate("() => document.body.getAttribute('data-md-color-scheme')"))
                 record.axe += [dict(v, scheme=scheme) for v in page.evaluate(AXE_RUN, options)]
         record.csp_violations = page.evaluate("() => window.__cspViolations || []")
     finally:
