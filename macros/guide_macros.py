@@ -1,11 +1,9 @@
-"""Macros for worked examples: derived figures, electricity cost and dated prices.
+"""Macros for the decision guide's worked examples: energy, its cost and dated prices.
 
-Thin wrappers: the arithmetic lives in ``atlas.derived``, the prices in
+Thin wrappers: the arithmetic lives in ``atlas.sizing``, the prices in
 ``atlas.reference_prices`` and ``atlas.prices``; every number is formatted
 for the page's language and every string is escaped.
 
-- ``intensity(device_id, field)`` — peak ÷ bandwidth in FLOP/byte, e.g.
-  ``{{ intensity("h100-sxm", "bf16.matrix.dense") }}``.
 - ``energy_per_year(device_id, hours_per_day=24)`` — kWh at TDP.
 - ``energy_cost_per_year(device_id, price, hours_per_day=24)`` — in euros.
 - ``electricity_price(price)`` — the stored price with its source as tooltip.
@@ -17,27 +15,16 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas import derived, prices
-from atlas.derived import HOURS_PER_YEAR
-from atlas.fields import ComputeField, parse_field
+from atlas import prices, sizing
 from atlas.reference_prices import electricity_price as lookup_price
-
-
-def intensity_text(device: dict, field: str, lang: str) -> str:
-    """'295 FLOP/byte' (three significant digits) for a compute field of a device."""
-    parsed = parse_field(field)
-    if not isinstance(parsed, ComputeField):
-        raise ValueError(f"intensity needs a compute field such as 'bf16.matrix.dense', not {field!r}")
-    value = derived.device_critical_intensity(device, field)
-    unit = "unit.op_per_byte" if parsed.precision.startswith("int") else "unit.flop_per_byte"
-    return f"{l10n.format_significant(value, lang, 3)}\u00a0{l10n.t(lang, unit)}"
+from atlas.sizing import HOURS_PER_YEAR
 
 
 def yearly_kwh(device: dict, hours_per_day: float) -> float:
     """kWh per year of a device drawing its TDP for ``hours_per_day`` hours a day."""
     if not 0 < hours_per_day <= 24:
         raise ValueError(f"hours_per_day must be in (0, 24]; got {hours_per_day!r}")
-    return derived.energy_kwh(derived.device_figure(device, "tdp"), HOURS_PER_YEAR * hours_per_day / 24)
+    return sizing.energy_kwh(sizing.device_figure(device, "tdp"), HOURS_PER_YEAR * hours_per_day / 24)
 
 
 def euros(amount: float, lang: str) -> str:
@@ -55,11 +42,6 @@ def price_span(key: str, lang: str) -> str:
 
 def register(env, ctx):
     @env.macro
-    def intensity(device_id, field="bf16.matrix.dense"):
-        """Critical arithmetic intensity (peak ÷ bandwidth) of a device for one compute field."""
-        return escape(intensity_text(ctx.dataset.device(device_id), field, ctx.lang()))
-
-    @env.macro
     def energy_per_year(device_id, hours_per_day=24):
         """Energy per year at TDP, in kWh, e.g. '6,132 kWh'."""
         kwh = yearly_kwh(ctx.dataset.device(device_id), hours_per_day)
@@ -69,7 +51,7 @@ def register(env, ctx):
     def energy_cost_per_year(device_id, price, hours_per_day=24):
         """Electricity cost per year at TDP and a stored price, in euros."""
         kwh = yearly_kwh(ctx.dataset.device(device_id), hours_per_day)
-        return escape(euros(derived.energy_cost(kwh, lookup_price(price).eur_per_kwh), ctx.lang()))
+        return escape(euros(sizing.energy_cost(kwh, lookup_price(price).eur_per_kwh), ctx.lang()))
 
     @env.macro
     def electricity_price(price):

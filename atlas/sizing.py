@@ -1,14 +1,11 @@
-"""Figures derived from the data set for worked examples on the pages.
+"""Sizing figures for worked examples: devices needed, energy and its cost.
 
 Each function takes plain values (or a device dict from the data set) and
 returns a plain number; the macros format it for the page's language. The
-units are in the names: ``_gib`` = 2^30 bytes, ``_gb_s`` = 10^9 bytes/s,
-``tflops`` = 10^12 operations/s, ``_w`` = watts, ``_kwh`` = kilowatt-hours.
+units are in the names: ``_gib`` = 2^30 bytes, ``_w`` = watts,
+``_kwh`` = kilowatt-hours. (Roofline figures such as the critical arithmetic
+intensity live in ``atlas.derived``.)
 
-- ``critical_intensity``: peak ÷ bandwidth, the arithmetic intensity (in
-  operations per byte moved from memory) above which a kernel can reach the
-  device's peak and below which it is limited by memory bandwidth — the
-  ridge point of the roofline model.
 - ``devices_to_hold``: how many devices it takes for a given number of bytes
   to fit into their memory (e.g. an SRAM-only chip holding model weights).
 - ``energy_kwh`` and ``energy_cost``: energy of a device running at its TDP
@@ -37,20 +34,6 @@ def device_figure(device: dict, field: str) -> float:
     if value is None or isinstance(value.value, (tuple, str, list)):
         raise ValueError(f"device {device['id']!r} states no single number for {field!r}")
     return float(value.value)
-
-
-def critical_intensity(peak_tflops: float, bandwidth_gb_s: float) -> float:
-    """Operations per byte at the roofline's ridge: ``peak / bandwidth``.
-
-    ``peak_tflops`` in 10^12 operations/s, ``bandwidth_gb_s`` in 10^9 bytes/s;
-    the result is in operations (FLOP for float formats) per byte.
-    """
-    return _positive("peak_tflops", peak_tflops) * 1e12 / (_positive("bandwidth_gb_s", bandwidth_gb_s) * 1e9)
-
-
-def device_critical_intensity(device: dict, compute_field: str) -> float:
-    """``critical_intensity`` of a device for one compute field (e.g. ``bf16.matrix.dense``)."""
-    return critical_intensity(device_figure(device, compute_field), device_figure(device, "bandwidth"))
 
 
 def devices_to_hold(total_bytes: float, capacity_gib: float) -> int:

@@ -1,65 +1,44 @@
-"""Derived figures for worked examples: roofline ridge, devices to hold a model,
-energy and its cost, the dated price table — with known values."""
+"""Sizing figures for worked examples — devices needed to hold a model, energy
+and its cost at sourced electricity prices — and the dated price table, with
+known values."""
 
 import math
 import re
+import sys
 
 import pytest
 
-from atlas import derived, prices
+from atlas import prices, sizing
 from atlas.reference_prices import ELECTRICITY_PRICES, electricity_price
 from conftest import REPO_ROOT
-
-import sys
 
 sys.path.insert(0, str(REPO_ROOT / "macros"))
 import guide_macros  # noqa: E402
 
 
-def test_h100_ridge_point_is_peak_over_bandwidth(dataset):
-    # 989.4 TFLOP/s (BF16 dense, Hopper whitepaper) / 3,350 GB/s (datasheet) = 295.3 FLOP/byte
-    h100 = dataset.device("h100-sxm")
-    assert derived.device_critical_intensity(h100, "bf16.matrix.dense") == pytest.approx(295.34, abs=0.01)
-
-
-def test_a100_ridge_point(dataset):
-    # 312 TFLOP/s / 2,039 GB/s = 153.0 FLOP/byte
-    a100 = dataset.device("a100-sxm-80gb")
-    assert derived.device_critical_intensity(a100, "bf16.matrix.dense") == pytest.approx(153.02, abs=0.01)
-
-
-@pytest.mark.parametrize("lang, expected", [("en", "295\u00a0FLOP/byte"), ("de", "295\u00a0FLOP/Byte")])
-def test_intensity_text_is_localized(dataset, lang, expected):
-    assert guide_macros.intensity_text(dataset.device("h100-sxm"), "bf16.matrix.dense", lang) == expected
-
-
-def test_intensity_needs_a_compute_field(dataset):
-    with pytest.raises(ValueError, match="compute field"):
-        guide_macros.intensity_text(dataset.device("h100-sxm"), "bandwidth", "en")
-
-
-def test_intensity_of_a_missing_figure_is_an_error(dataset):
-    # the A100 has no FP8 tensor cores, so there is no FP8 figure to divide
+def test_device_figure_of_a_missing_value_is_an_error(dataset):
+    # the A100 has no FP8 tensor cores, so the data set states no FP8 figure
     with pytest.raises(ValueError, match="states no single number for 'fp8.matrix.dense'"):
-        derived.device_critical_intensity(dataset.device("a100-sxm-80gb"), "fp8.matrix.dense")
+        sizing.device_figure(dataset.device("a100-sxm-80gb"), "fp8.matrix.dense")
+    assert sizing.device_figure(dataset.device("h100-sxm"), "tdp") == 700
 
 
 def test_devices_to_hold_rounds_up():
     # 140 GB of FP16 weights (70e9 parameters x 2 bytes) on 80 GiB devices: 140e9 / 85.9e9 -> 2
-    assert derived.devices_to_hold(140e9, 80) == 2
+    assert sizing.devices_to_hold(140e9, 80) == 2
     # exactly full is enough; one byte more needs another device
-    assert derived.devices_to_hold(80 * 2**30, 80) == 1
-    assert derived.devices_to_hold(80 * 2**30 + 1, 80) == 2
+    assert sizing.devices_to_hold(80 * 2**30, 80) == 1
+    assert sizing.devices_to_hold(80 * 2**30 + 1, 80) == 2
 
 
 @pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, "7", True])
 def test_bad_inputs_raise_instead_of_returning_nonsense(bad):
     with pytest.raises(ValueError):
-        derived.devices_to_hold(bad, 80)
+        sizing.devices_to_hold(bad, 80)
     with pytest.raises(ValueError):
-        derived.energy_kwh(bad, 10)
+        sizing.energy_kwh(bad, 10)
     with pytest.raises(ValueError):
-        derived.critical_intensity(100, bad)
+        sizing.energy_cost(10, bad)
 
 
 def test_energy_of_an_h100_running_a_year(dataset):
@@ -74,8 +53,8 @@ def test_energy_cost_at_the_stored_prices():
     # Eurostat, second half of 2023: Finland 0.089 and Cyprus 0.276 EUR/kWh (non-household)
     assert electricity_price("eu-nonhousehold-low-2023h2").eur_per_kwh == 0.089
     assert electricity_price("eu-nonhousehold-high-2023h2").eur_per_kwh == 0.276
-    assert derived.energy_cost(6132, 0.089) == pytest.approx(545.748)
-    assert derived.energy_cost(6132, 0.276) == pytest.approx(1692.432)
+    assert sizing.energy_cost(6132, 0.089) == pytest.approx(545.748)
+    assert sizing.energy_cost(6132, 0.276) == pytest.approx(1692.432)
 
 
 def test_every_stored_price_cites_an_https_source():
