@@ -44,10 +44,8 @@ def column_header(name: str, lang: str) -> str:
 
 def _sources_cell(device: dict, lang: str) -> str:
     links = []
-    for i, (key, source) in enumerate(device["sources"].items(), start=1):
-        links.append(
-            f'<a href="{escape(source["url"])}" title="{escape(source["title"])}" rel="noopener">[{i}]</a>'
-        )
+    for i, source in enumerate(device["sources"].values(), start=1):
+        links.append(f'<a href="{escape(source["url"])}" title="{escape(source["title"])}" rel="noopener">[{i}]</a>')
     return " ".join(links)
 
 

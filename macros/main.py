@@ -19,8 +19,9 @@ for path in (REPO_ROOT, REPO_ROOT / "macros"):
 
 import guide_macros  # noqa: E402
 import site_macros  # noqa: E402
-from atlas.dataset import load_dataset  # noqa: E402
 from macro_context import Context  # noqa: E402
+
+from atlas.dataset import load_dataset  # noqa: E402
 
 # Each module here defines register(env, ctx). Add a new area's module to this list.
 AREAS = [site_macros, guide_macros]

@@ -76,6 +76,12 @@ def test_spec_in_prose(dataset):
 @pytest.mark.parametrize("lang, expected", [("en", ">25,000–40,000<"), ("de", ">25.000–40.000<")])
 def test_price_range_cell(dataset, lang, expected):
     device = dict(dataset.device("h100-sxm"))
-    device["price"] = {"usd": 25000, "usd_high": 40000, "kind": "street-range", "as_of": "2024-01", "source": "datasheet"}
+    device["price"] = {
+        "usd": 25000,
+        "usd_high": 40000,
+        "kind": "street-range",
+        "as_of": "2024-01",
+        "source": "datasheet",
+    }
     html = tables.device_table({"h100-sxm": device}, lang, columns=["name", "price"])
     assert expected in row(html, "h100-sxm")
