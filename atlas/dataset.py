@@ -17,6 +17,7 @@ from pathlib import Path
 
 from atlas.checks.common import text_problems
 from atlas.checks.devices import device_problems
+from atlas.checks.models import model_problems
 from atlas.errors import DataError, DataValidationError, dotted
 from atlas.schema import schema_problems
 from atlas.yamlfile import YamlSyntaxError, read_yaml
@@ -68,6 +69,7 @@ CROSS_CHECKS: list[Callable[[Dataset], list[DataError]]] = [identical_figures]
 
 COLLECTIONS: tuple[Collection, ...] = (
     Collection("devices", "device", "hardware", "device.schema.json", device_problems),
+    Collection("models", "model", "models", "model.schema.json", model_problems),
 )
 
 
@@ -95,6 +97,10 @@ class Dataset:
     @property
     def devices(self) -> dict:
         return self.entries.get("devices", {})
+
+    @property
+    def models(self) -> dict:
+        return self.entries.get("models", {})
 
     def device(self, device_id: str) -> dict:
         try:

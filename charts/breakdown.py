@@ -12,7 +12,6 @@ lines compare like with like.
 from __future__ import annotations
 
 import l10n
-
 from charts import svg
 
 PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")

@@ -16,7 +16,6 @@ the table.
 from __future__ import annotations
 
 import l10n
-
 from charts import svg
 
 METRICS = ("power", "price", "cloud_price")

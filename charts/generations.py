@@ -1,6 +1,7 @@
 """Generations over time: peak dense throughput and memory bandwidth by launch
 year, one series per vendor, in two stacked log-scale panels that share the
-year axis — so the reader sees compute outgrow memory bandwidth.
+year axis — so the reader sees compute outgrow memory bandwidth. Each
+vendor's line joins the devices that set a new record; every device is a point.
 
 Peak in TFLOP/s (10^12 operations per second), bandwidth in GB/s (10^9 bytes
 per second). A device may carry the precision its peak was taken from
@@ -12,15 +13,14 @@ from __future__ import annotations
 import math
 
 import l10n
-
 from charts import svg
 from charts.roofline import ridge_intensity
 
-PLOT_LEFT = 78.0
+PLOT_LEFT = 86.0
 PLOT_RIGHT = svg.WIDTH - 20.0
 PANEL_HEIGHT = 170.0
-PANEL_GAP = 34.0
-TOP_PANEL = (16.0, 16.0 + PANEL_HEIGHT)
+PANEL_GAP = 44.0
+TOP_PANEL = (30.0, 30.0 + PANEL_HEIGHT)
 BOTTOM_PANEL = (TOP_PANEL[1] + PANEL_GAP, TOP_PANEL[1] + PANEL_GAP + PANEL_HEIGHT)
 
 
@@ -61,6 +61,17 @@ def _scales(devices):
     return xs, compute, bandwidth
 
 
+def frontier(devices, key: str) -> list[tuple[int, float]]:
+    """(year, value) each time ``devices`` set a new best ``key``: the line a vendor's series draws."""
+    out, best = [], 0.0
+    for year in sorted({d["launch_year"] for d in devices}):
+        top = max(d[key] for d in devices if d["launch_year"] == year)
+        if top > best:
+            out.append((year, top))
+            best = top
+    return out
+
+
 def _growth(devices, key):
     """(first year, best then, last year, best then) over all devices."""
     first, last = devices[0]["launch_year"], devices[-1]["launch_year"]
@@ -96,13 +107,11 @@ def generations_svg(devices, lang: str, precision: str = "bf16", title: str | No
         for year in ticks:
             x = xs(year)
             out.append(svg.line(x, top, x, bottom, "atlas-grid"))
-        out.append(svg.text(PLOT_LEFT + 6, top + 12, heading, cls="atlas-axis-label"))
+        out.append(svg.text(PLOT_LEFT, top - 10, heading, cls="atlas-axis-label"))
         for v, vendor in enumerate(vendors):
             mine = [d for d in devices if d["vendor"] == vendor]
-            best = {}
-            for d in mine:
-                best[d["launch_year"]] = max(best.get(d["launch_year"], 0), d[key])
-            path = " ".join(f"{svg.n(xs(y))},{svg.n(scale(val))}" for y, val in sorted(best.items()))
+            best = frontier(mine, key)
+            path = " ".join(f"{svg.n(xs(y))},{svg.n(scale(val))}" for y, val in best)
             group = [f'<g {svg.series_attrs(v, "atlas-series")} data-vendor="{svg.esc(vendor)}">']
             if len(best) > 1:
                 group.append(f'<polyline points="{path}" fill="none" stroke="currentColor" stroke-width="2"/>')

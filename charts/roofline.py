@@ -11,7 +11,6 @@ it by compute. For the H100 SXM at BF16: 1000 × 989.4 / 3350 ≈ 295 FLOP/byte.
 from __future__ import annotations
 
 import l10n
-
 from charts import svg
 
 PLOT_LEFT, PLOT_TOP = 74.0, 16.0

@@ -8,7 +8,6 @@ Capacity in GiB (2^30 bytes), bandwidth in GB/s (10^9 bytes per second).
 from __future__ import annotations
 
 import l10n
-
 from charts import svg
 
 KINDS = ("gpu", "tpu", "asic", "fpga", "npu", "cpu")
@@ -16,7 +15,7 @@ KINDS = ("gpu", "tpu", "asic", "fpga", "npu", "cpu")
 KIND_COLOURS = {"gpu": "#0072b2", "tpu": "#009e73", "asic": "#d55e00", "fpga": "#cc79a7", "npu": "#b07800",
                 "cpu": "#6b6b6b"}
 
-PLOT_LEFT, PLOT_TOP = 78.0, 16.0
+PLOT_LEFT, PLOT_TOP = 100.0, 16.0
 PLOT_RIGHT = svg.WIDTH - 20.0
 PLOT_BOTTOM = 376.0
 LABEL_SIZE = 10.0
@@ -76,9 +75,12 @@ def scales(devices, thresholds=None, lang: str = "en"):
 
 
 def _place_labels(points):
-    """Greedy label placement: right of the point, else nudged up/down, else to the left.
+    """Greedy label placement, top to bottom: right of the point, else left, nudged up or
+    down (with a leader line) until the label covers no other label or point.
 
-    ``points`` is ``[(x, y, label)]``; returns ``[(x, y, anchor)]`` in the same order.
+    ``points`` is ``[(x, y, label)]``; returns ``[(x, y, anchor, leader) or None]`` in
+    the same order. None means no free spot: the point keeps its tooltip and the
+    table row, but no label on the picture.
     """
     placed = [None] * len(points)
     boxes = [(x - 6, y - 6, x + 6, y + 6) for x, y, _ in points]  # labels never cover a point
@@ -86,23 +88,22 @@ def _place_labels(points):
     for i in order:
         x, y, label = points[i]
         width = svg.text_width(label, LABEL_SIZE)
-        choice = None
-        for dy in (0, -11, 11, -22, 22):
+        for dy in (0, -11, 11, -22, 22, -33, 33):
             for side in ("start", "end"):
                 lx = x + 8 if side == "start" else x - 8
                 left = lx if side == "start" else lx - width
                 if left < PLOT_LEFT + 2 or left + width > PLOT_RIGHT + 16:
                     continue
-                box = (left, y + dy - 8, left + width, y + dy + 3)
+                top, bottom = y + dy - 8, y + dy + 3
+                if top < PLOT_TOP or bottom > PLOT_BOTTOM - 2:
+                    continue
+                box = (left, top, left + width, bottom)
                 if all(box[2] <= b[0] or box[0] >= b[2] or box[3] <= b[1] or box[1] >= b[3] for b in boxes):
-                    choice = (lx, y + dy + 3.5, side, box)
+                    placed[i] = (lx, y + dy + 3.5, side, abs(dy) > 11)
+                    boxes.append(box)
                     break
-            if choice:
+            if placed[i]:
                 break
-        if choice is None:  # crowded: keep it next to the point anyway
-            choice = (x + 8, y + 3.5, "start", (x + 8, y - 8, x + 8 + width, y + 3))
-        boxes.append(choice[3])
-        placed[i] = choice[:3]
     return placed
 
 
@@ -138,7 +139,7 @@ def capacity_bandwidth_svg(devices, lang: str, thresholds=None, title: str | Non
                                 cls="atlas-threshold-label", size=10))
         out.append("</g>")
     points = [(xs(d["capacity_gib"]), ys(d["bandwidth_gb_s"]), svg.shorten(d["label"], 22)) for d in devices]
-    for d, (x, y, label), (lx, ly, anchor) in zip(devices, points, _place_labels(points)):
+    for d, (x, y, label), spot in zip(devices, points, _place_labels(points), strict=True):
         tip = l10n.t(lang, "charts.scatter.tip", device=d["label"], kind=l10n.t(lang, f"kind.{d['kind']}"),
                      capacity=svg.exact(d["capacity_gib"], lang), gib=l10n.t(lang, "unit.gib"),
                      bandwidth=svg.exact(d["bandwidth_gb_s"], lang), gb_s=l10n.t(lang, "unit.gb_s"))
@@ -147,6 +148,11 @@ def capacity_bandwidth_svg(devices, lang: str, thresholds=None, title: str | Non
             f'data-device="{svg.esc(d["id"])}" data-x="{svg.n(x)}" data-y="{svg.n(y)}">'
             f'{shape(d["kind"], x, y)}<title>{svg.esc(tip)}</title></g>'
         )
+        if spot is None:
+            continue
+        lx, ly, anchor, leader = spot
+        if leader:
+            out.append(svg.line(x, y, lx, ly - 3.5, "atlas-leader", 'stroke-opacity="0.4"'))
         out.append(svg.text(lx, ly, label, anchor=anchor, cls="atlas-point-label", size=LABEL_SIZE))
     kinds = [k for k in KINDS if any(d["kind"] == k for d in devices)]
     legend_out = ['<g class="atlas-legend">']

@@ -195,9 +195,18 @@ def line(x1: float, y1: float, x2: float, y2: float, cls: str, extra: str = "") 
     return f'<line class="{cls}" x1="{n(x1)}" y1="{n(y1)}" x2="{n(x2)}" y2="{n(y2)}" stroke="currentColor"{extra}/>'
 
 
+DASHES = ("", "7 4", "2 3", "10 3 2 3")  # after every colour is used once, the next round is dashed
+
+
 def series_attrs(index: int, cls: str) -> str:
-    """``class`` and fallback ``color`` of series ``index``: children draw in ``currentColor``."""
-    return f'class="{cls} atlas-s{index % len(SERIES_COLOURS)}" color="{SERIES_COLOURS[index % len(SERIES_COLOURS)]}"'
+    """``class``, fallback ``color`` and (from the ninth series on) dash pattern of series ``index``.
+
+    Children draw in ``currentColor``; the dash pattern is inherited by lines.
+    """
+    colour = index % len(SERIES_COLOURS)
+    dash = DASHES[(index // len(SERIES_COLOURS)) % len(DASHES)]
+    dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+    return f'class="{cls} atlas-s{colour}" color="{SERIES_COLOURS[colour]}"{dash_attr}'
 
 
 def svg_root(name: str, height: float, title: str, desc: str, body: str, lang: str) -> str:

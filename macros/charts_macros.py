@@ -40,6 +40,8 @@ def register(env, ctx):
         devices = select(ids, kind, segment, vendor, ("peak_tflops", "bandwidth_gb_s"), precision, unit, sparsity)
         if not devices:
             return empty()
+        if ids is None:  # legend from the highest roof down
+            devices.sort(key=lambda d: (-d["peak_tflops"], d["label"]))
         return charts.roofline_figure(devices, ctx.lang(), precision, unit, sparsity, markers, caption)
 
     @env.macro

@@ -2,14 +2,15 @@
 
 import math
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
 import pytest
-
-from charts import ChartError, breakdown, roofline
 from conftest import REPO_ROOT
+
+from charts import ChartError, breakdown, efficiency, generations, roofline, scatter
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 
@@ -215,3 +216,157 @@ def test_breakdown_refuses_a_part_without_unit():
         breakdown.memory_breakdown_svg([{"label": "x", "parts": {"weights": 1}}], "de")
     with pytest.raises(ChartError, match="must not be negative"):
         breakdown.memory_breakdown_svg([{"label": "x", "parts": {"weights_gb": -1}}], "en")
+
+
+# --- capacity / bandwidth scatter ---------------------------------------------------------
+
+H100_POINT = {"id": "h100-sxm", "label": "H100 SXM", "kind": "gpu", "capacity_gib": 80, "bandwidth_gb_s": 3350}
+A100_POINT = {"id": "a100-sxm-80gb", "label": "A100 SXM 80GB", "kind": "gpu", "capacity_gib": 80, "bandwidth_gb_s": 2039}
+SRAM_POINT = {"id": "sram-chip", "label": "SRAM chip", "kind": "asic", "capacity_gib": 0.22, "bandwidth_gb_s": 80_000}
+
+
+def test_scatter_point_sits_at_capacity_and_bandwidth():
+    root = parse(scatter.capacity_bandwidth_svg([H100_POINT, A100_POINT], "en"))
+    assert root.get("data-chart") == "capacity-bandwidth"
+    xs, ys = scatter.scales([H100_POINT, A100_POINT])
+    assert (xs.lo, xs.hi, ys.lo, ys.hi) == (10, 1000, 1000, 10_000)  # decades around 80 GiB and 2,039–3,350 GB/s
+    circle = root.find(".//svg:g[@data-device='h100-sxm']/svg:circle", NS)
+    assert float(circle.get("cx")) == pytest.approx(log_px(80, 10, 1000, scatter.PLOT_LEFT, scatter.PLOT_RIGHT), abs=0.05)
+    assert float(circle.get("cy")) == pytest.approx(log_px(3350, 1000, 10_000, scatter.PLOT_BOTTOM, scatter.PLOT_TOP),
+                                                    abs=0.05)
+
+
+def test_scatter_kinds_have_their_own_class_and_shape_and_thresholds_their_line():
+    thresholds = [{"label": "70B at 4-bit", "capacity_gib": 35}, {"label": "fast decode", "bandwidth_gb_s": 1000}]
+    root = parse(scatter.capacity_bandwidth_svg([H100_POINT, SRAM_POINT], "de", thresholds=thresholds))
+    gpu = root.find(".//svg:g[@data-device='h100-sxm']", NS)
+    asic = root.find(".//svg:g[@data-device='sram-chip']", NS)
+    assert "atlas-kind-gpu" in gpu.get("class") and gpu.find("svg:circle", NS) is not None
+    assert "atlas-kind-asic" in asic.get("class") and asic.find("svg:path", NS) is not None
+    xs, ys = scatter.scales([H100_POINT, SRAM_POINT], thresholds)
+    vertical = root.find(".//svg:g[@data-capacity-gib='35']/svg:line", NS)
+    assert float(vertical.get("x1")) == pytest.approx(log_px(35, xs.lo, xs.hi, scatter.PLOT_LEFT, scatter.PLOT_RIGHT),
+                                                      abs=0.05)
+    horizontal = root.find(".//svg:g[@data-bandwidth-gb-s='1000']/svg:line", NS)
+    assert float(horizontal.get("y1")) == pytest.approx(ys(1000), abs=0.05)
+    legend = " ".join(el.text for el in root.iterfind(".//svg:g[@class='atlas-legend']/svg:text", NS))
+    assert legend == "GPU ASIC"
+    assert "Speicherkapazität (GiB, logarithmisch)" in ET.tostring(root, encoding="unicode")
+
+
+def test_scatter_labels_do_not_overlap_in_a_crowd():
+    crowd = [{"id": f"d{i}", "label": f"Device number {i}", "kind": "gpu", "capacity_gib": 80 + i,
+              "bandwidth_gb_s": 3000 + 10 * i} for i in range(6)]
+    points = [(scatter.PLOT_LEFT + 300 + i, 200 - i, d["label"]) for i, d in enumerate(crowd)]
+    placed = scatter._place_labels(points)
+    boxes = []
+    assert all(placed)  # six labels fit around six nearby points
+    for (x, y, anchor, _), (_, _, label) in zip(placed, points, strict=True):
+        width = len(label) * 0.6 * scatter.LABEL_SIZE
+        left = x if anchor == "start" else x - width
+        boxes.append((left, y - 11.5, left + width, y - 0.5))
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert a[2] <= b[0] or a[0] >= b[2] or a[3] <= b[1] or a[1] >= b[3], (a, b)
+
+
+# --- generations ---------------------------------------------------------------------------
+
+GEN = [
+    {"id": "a100-sxm-80gb", "label": "A100", "vendor": "NVIDIA", "launch_year": 2020, "peak_tflops": 312,
+     "bandwidth_gb_s": 2039},
+    {"id": "h100-sxm", "label": "H100", "vendor": "NVIDIA", "launch_year": 2022, "peak_tflops": 989.4,
+     "bandwidth_gb_s": 3350},
+    {"id": "v100", "label": "V100", "vendor": "NVIDIA", "launch_year": 2017, "peak_tflops": 125,
+     "bandwidth_gb_s": 900, "precision": "fp16"},
+]
+
+
+def test_generations_points_by_year_and_value():
+    root = parse(generations.generations_svg(GEN, "en"))
+    xs, compute, bandwidth = generations.scales(GEN)
+    assert (xs.lo, xs.hi) == (2016.5, 2022.5)
+    width_per_year = (generations.PLOT_RIGHT - generations.PLOT_LEFT) / 6
+    top = root.find(".//svg:g[@data-panel='peak_tflops']//svg:circle[@data-device='h100-sxm']", NS)
+    assert float(top.get("cx")) == pytest.approx(generations.PLOT_LEFT + 5.5 * width_per_year, abs=0.05)
+    assert (compute.lo, compute.hi) == (100, 10_000)
+    assert float(top.get("cy")) == pytest.approx(log_px(989.4, 100, 10_000, *generations.TOP_PANEL[::-1]), abs=0.05)
+    low = root.find(".//svg:g[@data-panel='bandwidth_gb_s']//svg:circle[@data-device='v100']", NS)
+    assert float(low.get("cy")) == pytest.approx(bandwidth(900), abs=0.05)
+
+
+def test_generations_say_how_much_compute_outgrew_bandwidth():
+    de = generations.generations_figure(GEN, "de")
+    # 2017 → 2022: 989.4 / 125 = 7.9-fold peak, 3350 / 900 = 3.7-fold bandwidth
+    assert "Von 2017 bis 2022 wuchs die beste Spitzenleistung im Diagramm auf das 7,9-Fache" in de
+    assert "die beste Speicherbandbreite auf das 3,7-Fache" in de
+    assert '<tr data-device="v100"><th scope="row">V100</th><td>NVIDIA</td><td>2017</td><td>FP16</td>' in de
+    en = generations.generations_figure(GEN, "en")
+    assert "grew 7.9-fold" in en and "Launch year" in en
+
+
+# --- performance per watt and per dollar ---------------------------------------------------
+
+PRICED = [
+    {"id": "h100-sxm", "label": "H100 SXM", "peak_tflops": 989.4, "tdp_w": 700, "price_usd": 25_000,
+     "price_usd_high": 40_000, "price_as_of": "2024-01", "price_kind": "street-range"},
+    {"id": "a100-sxm-80gb", "label": "A100 SXM 80GB", "peak_tflops": 312, "tdp_w": 400, "price_usd": 10_000,
+     "price_as_of": "2023-06", "price_kind": "list"},
+]
+
+
+def test_per_watt_bars_are_peak_over_tdp_best_first():
+    root = parse(efficiency.efficiency_svg(PRICED, "en", metric="power"))
+    assert root.get("data-chart") == "efficiency-power"
+    bars = root.findall(".//svg:g[@data-device]", NS)
+    assert [b.get("data-device") for b in bars] == ["h100-sxm", "a100-sxm-80gb"]  # 1,413 before 780 GFLOP/s/W
+    assert float(bars[0].get("data-value")) == pytest.approx(1000 * 989.4 / 700, rel=1e-5)
+    scale = efficiency.scale_for(PRICED, "power")
+    assert (scale.lo, scale.hi) == (0, 1500)
+    width = float(bars[0].find("svg:rect", NS).get("width"))
+    assert width == pytest.approx(1000 * 989.4 / 700 / 1500 * (efficiency.PLOT_RIGHT - efficiency.PLOT_LEFT), abs=0.05)
+
+
+def test_per_dollar_shows_the_range_the_date_and_the_caveat():
+    html = efficiency.efficiency_figure(PRICED, "de", metric="price")
+    # 989.4 TFLOP/s at 40,000 and 25,000 US$: 24.7 to 39.6 TFLOP/s per 1,000 US$; A100 31.2
+    assert "<td>25.000–40.000</td><td>berichteter Marktpreis</td><td>2024-01</td><td>24,7–39,6</td>" in html
+    assert '<p class="atlas-chart-note">Spitzenleistung laut Hersteller geteilt durch einen datierten Preis' in html
+    root = parse(html[html.index("<svg"): html.index("</svg>") + 6])
+    assert [b.get("data-device") for b in root.findall(".//svg:g[@data-device]", NS)] == ["a100-sxm-80gb", "h100-sxm"]
+    assert root.find(".//svg:g[@data-device='h100-sxm']/svg:line", NS) is not None  # the range whisker
+
+
+def test_unknown_metric_is_refused():
+    with pytest.raises(ChartError, match="Unknown metric “speed”"):
+        efficiency.efficiency_svg(PRICED, "en", metric="speed")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_chart_is_well_formed_with_title_and_desc(lang):
+    svgs = [
+        roofline.roofline_svg([H100, A100], lang, markers=[DECODE]),
+        breakdown.memory_breakdown_svg([LLAMA_70B_Q4], lang, capacities=[{"label": "H100", "capacity_gib": 80}]),
+        scatter.capacity_bandwidth_svg([H100_POINT, SRAM_POINT], lang),
+        generations.generations_svg(GEN, lang),
+        efficiency.efficiency_svg(PRICED, lang, metric="power"),
+        efficiency.efficiency_svg(PRICED, lang, metric="price"),
+    ]
+    for text in svgs:
+        root = parse(text)
+        assert root.get("role") == "img" and root.get("data-chart")
+        title, desc = root.find("svg:title", NS), root.find("svg:desc", NS)
+        assert title.text.strip() and desc.text.strip()
+        assert not re.search(r"\bnan\b|\binf\b|Infinity", text, re.IGNORECASE)
+        assert "#000" not in text and 'fill="black"' not in text  # colours come from currentColor and CSS
+
+
+def test_vendor_line_joins_only_new_records():
+    devices = GEN + [{"id": "l4", "label": "L4", "vendor": "NVIDIA", "launch_year": 2023, "peak_tflops": 121,
+                      "bandwidth_gb_s": 300}]
+    # The 2023 L4 sets no record after the 2022 H100, so the line skips it (no dip).
+    assert generations.frontier(devices, "peak_tflops") == [(2017, 125), (2020, 312), (2022, 989.4)]
+    root = parse(generations.generations_svg(devices, "en"))
+    line = root.find(".//svg:g[@data-panel='peak_tflops']//svg:polyline", NS)
+    assert len(line.get("points").split()) == 3
+    assert root.find(".//svg:g[@data-panel='peak_tflops']//svg:circle[@data-device='l4']", NS) is not None
