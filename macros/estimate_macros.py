@@ -13,6 +13,9 @@ localized error messages.
 - ``speedup(device, baseline, **params)`` — e.g. "1.64×".
 - ``chips_for_model(device_id, model, weights)`` — a sentence: the weights alone
   and how many devices their memory needs (for SRAM-only chips).
+- ``memory_chart(examples, devices=(), caption=None)`` — the estimators' memory
+  breakdown of each example (``{"label": ..., "params": {...}}``) as a stacked-bar
+  chart, with the capacities of ``devices`` as lines.
 - ``calc_link(command, **params)`` — a Markdown link to the calculator, pre-filled
   (empty until the calculator page exists in ``docs/``).
 """
@@ -24,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlencode
 
+import charts
 import l10n
 from atlas import sizing
 from atlas.export import export_dataset
@@ -84,6 +88,16 @@ def calculator_href(command: str, params: dict, page_src: str) -> str:
     return f"{target}?{urlencode(params)}"
 
 
+def breakdown_bars(catalog: Catalog, examples: list, lang: str) -> list[dict]:
+    """Chart bars from estimator requests: ``[{"label", "params"}]`` -> ``[{"label", "parts"}]``."""
+    return [{"label": ex["label"], "parts": estimate(catalog, "vram", ex["params"], lang)["breakdown"]} for ex in examples]
+
+
+def capacity_lines(devices: list[dict]) -> list[dict]:
+    """Capacity lines for the breakdown chart, labelled with each device's short name."""
+    return [{"label": d.get("short_name", d["name"]), "capacity_gib": d["memory"]["capacity_gib"]} for d in devices]
+
+
 def calculator_page_exists(command: str, docs_dir: str) -> bool:
     """Whether the English page of calculator ``command`` exists under ``docs_dir``."""
     if command not in CALCULATOR_PAGES:
@@ -125,6 +139,13 @@ def register(env, ctx):
     def chips_for_model(device_id, model, weights):
         """A sentence: the model's weights and how many ``device_id`` their size alone needs."""
         return chips_sentence(catalog(), ctx.dataset.device(device_id), model, weights, ctx.lang())
+
+    @env.macro
+    def memory_chart(examples, devices=(), caption=None):
+        """Stacked memory breakdown of estimator examples, with device capacities as lines."""
+        bars = breakdown_bars(catalog(), examples, ctx.lang())
+        lines = capacity_lines([ctx.dataset.device(i) for i in devices])
+        return charts.memory_breakdown_figure(bars, ctx.lang(), capacities=lines or None, caption=caption)
 
     @env.macro
     def calc_link(command, **params):

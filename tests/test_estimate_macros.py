@@ -119,3 +119,18 @@ def test_asic_page_sizes_groq_for_llama_70b(built_site, catalog, dataset, lang):
     count = math.ceil(weights / dataset.device("groq-lpu")["memory"]["capacity_gib"])
     formatted = f"{count:,}" if lang == "en" else f"{count:,}".replace(",", ".")
     assert re.search(rf"\b{re.escape(formatted)}\b", html)
+
+
+def test_memory_chart_bars_are_the_estimators_breakdowns(catalog, dataset):
+    examples = [{"label": "8B Q4", "params": {"model": "llama-3.1-8b", "weights": "q4_k_m", "context": 8192}}]
+    bars = em.breakdown_bars(catalog, examples, "en")
+    assert bars == [{"label": "8B Q4", "parts": api(catalog, "vram", **examples[0]["params"])["breakdown"]}]
+    lines = em.capacity_lines([dataset.device("h100-sxm")])
+    assert lines == [{"label": "H100 SXM", "capacity_gib": 80}]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_use_cases_page_has_the_memory_chart(built_site, lang):
+    html = built(built_site, "guide/use-cases", lang)
+    assert html.count('data-chart="memory-breakdown"') == 1
+
