@@ -407,17 +407,17 @@ def test_fpga_table_lists_every_fpga(built_site, dataset, lang):
     assert expected and set(found) == expected
 
 
-def test_asic_page_ridge_points_come_from_the_data_set(built_site, dataset):
+def test_asic_page_critical_intensities_come_from_the_data_set(built_site, dataset):
     html = built_path(built_site, "hardware/asics", "en").read_text(encoding="utf-8")
     for device_id, field in (("h100-sxm", "bf16.matrix.dense"), ("groq-lpu", "fp16.matrix.dense")):
         device = dataset.device(device_id)
         value = derived.critical_intensity(field_value(device, field).value, device["memory"]["bandwidth_gb_s"])
         assert f">{l10n.format_significant(value, 'en', 3)}</span>" in html, device_id
-    # Groq: 188 TFLOP/s FP16 over 80,000 GB/s of SRAM bandwidth is a ridge of 2.35 FLOP per byte.
+    # Groq: 188 TFLOP/s FP16 over 80,000 GB/s of SRAM bandwidth: a critical intensity of 2.35 FLOP per byte.
     assert ">2.35</span>" in html
 
 
-def test_decision_guide_ridge_points_in_both_formats(built_site, dataset):
+def test_decision_guide_critical_intensities_in_both_formats(built_site, dataset):
     en = built_path(built_site, "guide/decide", "en").read_text(encoding="utf-8")
     de = built_path(built_site, "guide/decide", "de").read_text(encoding="utf-8")
     for device_id in ("a100-sxm-80gb", "h100-sxm"):
