@@ -80,8 +80,9 @@ def test_money_and_price_are_localized(lang, amount, price):
 
 
 def _device_with_price(dataset, **price):
+    """The H100 SXM with a made-up price that cites the device's first source."""
     device = dict(dataset.device("h100-sxm"))
-    device["price"] = {"source": "datasheet", **price}
+    device["price"] = {"source": next(iter(device["sources"])), **price}
     return device
 
 
@@ -94,7 +95,8 @@ def test_price_table_shows_range_kind_and_month(dataset, lang, expected):
     assert ">2024-01<" in row
     kind = "reported street price" if lang == "en" else "berichteter Marktpreis"
     assert f">{kind}<" in row
-    assert 'href="https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet"' in row
+    source = device["sources"][device["price"]["source"]]
+    assert f'href="{source["url"]}"' in row and f">{source['title']}</a>" in row
 
 
 def test_price_table_puts_cloud_prices_last_and_skips_unpriced(dataset):
