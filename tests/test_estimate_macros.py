@@ -9,11 +9,11 @@ import sys
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
 from conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "macros"))
 import estimate_macros as em  # noqa: E402
+
 from atlas.export import export_dataset  # noqa: E402
 from calculators.api import handle  # noqa: E402
 from calculators.catalog import Catalog  # noqa: E402

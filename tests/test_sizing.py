@@ -7,10 +7,10 @@ import re
 import sys
 
 import pytest
+from conftest import REPO_ROOT
 
 from atlas import prices, sizing
 from atlas.reference_prices import ELECTRICITY_PRICES, electricity_price
-from conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "macros"))
 import guide_macros  # noqa: E402
