@@ -1,8 +1,9 @@
 """Macros that put the estimators' answers into prose, with a link to the calculator.
 
-Every number comes from ``calculators.api.handle`` — the same entry point the
-in-page calculators and the command line use — so no formula is repeated
-here. Parameter names are the calculators' (``model``, ``weights``,
+Every number comes from ``calculators.api.handle`` (through
+``atlas.chart_estimates.estimate``, which the charts use too) — the same entry
+point the in-page calculators and the command line use — so no formula is
+repeated here. Parameter names are the calculators' (``model``, ``weights``,
 ``kv_cache``, ``context``, ``batch``, ``mode``, ``device``, ``baseline``,
 ``workload``, …). A request the estimators reject stops the build with their
 localized error messages.
@@ -13,9 +14,6 @@ localized error messages.
 - ``speedup(device, baseline, **params)`` — e.g. "1.64×".
 - ``chips_for_model(device_id, model, weights)`` — a sentence: the weights alone
   and how many devices their memory needs (for SRAM-only chips).
-- ``memory_chart(examples, devices=(), caption=None)`` — the estimators' memory
-  breakdown of each example (``{"label": ..., "params": {...}}``) as a stacked-bar
-  chart, with the capacities of ``devices`` as lines.
 - ``calc_link(command, **params)`` — a Markdown link to the calculator, pre-filled
   (empty until the calculator page exists in ``docs/``).
 """
@@ -27,27 +25,13 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlencode
 
-import charts
 import l10n
 from atlas import sizing
-from atlas.export import export_dataset
-from calculators.api import handle
+from atlas.chart_estimates import EstimateError, estimate
+from atlas.chart_estimates import catalog as estimator_catalog
 from calculators.catalog import Catalog
 
 CALCULATOR_PAGES = {"vram": "calculators/vram.md", "speed": "calculators/speed.md"}
-
-
-class EstimateError(ValueError):
-    """The estimators rejected a request written on a page."""
-
-
-def estimate(catalog: Catalog, command: str, params: dict, lang: str) -> dict:
-    """The result object of one estimator request; ``EstimateError`` with its messages otherwise."""
-    response = handle({"command": command, "params": dict(params), "lang": lang}, catalog)
-    if not response.get("ok"):
-        messages = "; ".join(f"{e.get('field')}: {e.get('message')}" for e in response.get("errors", []))
-        raise EstimateError(f"{command} {params}: {messages}")
-    return response["result"]
 
 
 def gib_text(value_gib: float, lang: str) -> str:
@@ -67,7 +51,7 @@ def fit_count(result: dict, device_id: str) -> int:
 
 def chips_sentence(catalog: Catalog, device: dict, model: str, weights: str, lang: str) -> str:
     """'Llama 3.1 70B in INT8: 65.8 GiB of weights alone fill at least 307 chips.'"""
-    result = estimate(catalog, "vram", {"model": model, "weights": weights, "context": 1, "batch": 1}, lang)
+    result = estimate("vram", {"model": model, "weights": weights, "context": 1, "batch": 1}, lang, catalog)
     weights_gib = result["breakdown"]["weights_gib"]
     count = sizing.devices_to_hold(weights_gib * sizing.GIB, sizing.device_figure(device, "memory"))
     return l10n.t(
@@ -88,16 +72,6 @@ def calculator_href(command: str, params: dict, page_src: str) -> str:
     return f"{target}?{urlencode(params)}"
 
 
-def breakdown_bars(catalog: Catalog, examples: list, lang: str) -> list[dict]:
-    """Chart bars from estimator requests: ``[{"label", "params"}]`` -> ``[{"label", "parts"}]``."""
-    return [{"label": ex["label"], "parts": estimate(catalog, "vram", ex["params"], lang)["breakdown"]} for ex in examples]
-
-
-def capacity_lines(devices: list[dict]) -> list[dict]:
-    """Capacity lines for the breakdown chart, labelled with each device's short name."""
-    return [{"label": d.get("short_name", d["name"]), "capacity_gib": d["memory"]["capacity_gib"]} for d in devices]
-
-
 def calculator_page_exists(command: str, docs_dir: str) -> bool:
     """Whether the English page of calculator ``command`` exists under ``docs_dir``."""
     if command not in CALCULATOR_PAGES:
@@ -108,10 +82,10 @@ def calculator_page_exists(command: str, docs_dir: str) -> bool:
 def register(env, ctx):
     @lru_cache(maxsize=1)
     def catalog() -> Catalog:
-        return Catalog.from_dict(export_dataset(ctx.dataset))
+        return estimator_catalog(ctx.dataset)
 
     def run(command, params):
-        return estimate(catalog(), command, params, ctx.lang())
+        return estimate(command, params, ctx.lang(), catalog())
 
     @env.macro
     def vram_total(**params):
@@ -139,13 +113,6 @@ def register(env, ctx):
     def chips_for_model(device_id, model, weights):
         """A sentence: the model's weights and how many ``device_id`` their size alone needs."""
         return chips_sentence(catalog(), ctx.dataset.device(device_id), model, weights, ctx.lang())
-
-    @env.macro
-    def memory_chart(examples, devices=(), caption=None):
-        """Stacked memory breakdown of estimator examples, with device capacities as lines."""
-        bars = breakdown_bars(catalog(), examples, ctx.lang())
-        lines = capacity_lines([ctx.dataset.device(i) for i in devices])
-        return charts.memory_breakdown_figure(bars, ctx.lang(), capacities=lines or None, caption=caption)
 
     @env.macro
     def calc_link(command, **params):

@@ -30,14 +30,9 @@ def api(catalog, command, lang="en", **params):
     return response["result"]
 
 
-def test_estimate_returns_the_api_result(catalog):
-    params = {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192, "batch": 1}
-    assert em.estimate(catalog, "vram", params, "en") == api(catalog, "vram", **params)
-
-
-def test_rejected_request_stops_with_the_estimators_message(catalog):
-    with pytest.raises(em.EstimateError, match="model"):
-        em.estimate(catalog, "vram", {"model": "llama-9", "weights": "bf16"}, "en")
+def test_rejected_request_stops_with_the_estimators_message(catalog, dataset):
+    with pytest.raises(em.EstimateError, match="llama-9"):
+        em.chips_sentence(catalog, dataset.device("groq-lpu"), "llama-9", "int8", "en")
 
 
 @pytest.mark.parametrize("lang, sep", [("en", "."), ("de", ",")])
@@ -119,14 +114,6 @@ def test_asic_page_sizes_groq_for_llama_70b(built_site, catalog, dataset, lang):
     count = math.ceil(weights / dataset.device("groq-lpu")["memory"]["capacity_gib"])
     formatted = f"{count:,}" if lang == "en" else f"{count:,}".replace(",", ".")
     assert re.search(rf"\b{re.escape(formatted)}\b", html)
-
-
-def test_memory_chart_bars_are_the_estimators_breakdowns(catalog, dataset):
-    examples = [{"label": "8B Q4", "params": {"model": "llama-3.1-8b", "weights": "q4_k_m", "context": 8192}}]
-    bars = em.breakdown_bars(catalog, examples, "en")
-    assert bars == [{"label": "8B Q4", "parts": api(catalog, "vram", **examples[0]["params"])["breakdown"]}]
-    lines = em.capacity_lines([dataset.device("h100-sxm")])
-    assert lines == [{"label": "H100 SXM", "capacity_gib": 80}]
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
