@@ -11,13 +11,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup serve build validate test chromium clean
+.PHONY: help setup serve build validate test chromium clean new-device lint
 
 help:
 	@echo "make serve     set up and serve the site (English at /, German at /de/)"
 	@echo "make test      set up and run all tests (installs Debian's chromium if missing)"
 	@echo "make build     build the site into site/ (strict)"
 	@echo "make validate  check the data set only"
+	@echo "make new-device ID=rtx-5080 VENDOR_FOLDER=nvidia VENDOR=NVIDIA NAME='NVIDIA GeForce RTX 5080' KIND=gpu [LIKE=rtx-5090]"
 
 $(VENV)/.installed: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
@@ -44,6 +45,9 @@ build: setup
 
 validate: $(VENV)/.installed
 	$(PY) -m atlas validate
+
+new-device: $(VENV)/.installed
+	$(PY) -m atlas new-device "$(ID)" --vendor-folder "$(VENDOR_FOLDER)" --vendor "$(VENDOR)" --name "$(NAME)" --kind "$(KIND)" $(if $(LIKE),--like "$(LIKE)")
 
 test: setup chromium
 	$(PY) -m pytest

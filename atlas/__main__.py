@@ -1,4 +1,4 @@
-"""Command line for the data set: ``python -m atlas validate``."""
+"""Command line for the data set: ``python -m atlas validate`` and ``python -m atlas export out.json``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,39 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("validate", help="validate every data file; print one line per problem")
     check.add_argument("--data", default=str(DATA_DIR), help="data folder (default: data/)")
+    export = sub.add_parser("export", help="write the validated data set as one JSON file (what the calculators read)")
+    export.add_argument("output", help="path of the JSON file to write")
+    export.add_argument("--data", default=str(DATA_DIR), help="data folder (default: data/)")
+    new = sub.add_parser("new-device", help="write data/hardware/<vendor>/<id>.yaml, copied from a similar device")
+    new.add_argument("id", help="new device id, e.g. rtx-5080 (also the file name)")
+    new.add_argument("--vendor-folder", required=True, help="folder under data/hardware/, e.g. nvidia")
+    new.add_argument("--name", required=True, help="full product name as the vendor writes it")
+    new.add_argument("--vendor", required=True, help="vendor name as shown on the site, e.g. NVIDIA")
+    new.add_argument("--kind", required=True, choices=["gpu", "tpu", "asic", "fpga", "npu", "cpu"])
+    new.add_argument("--like", help="id of the device to copy (default: the newest of the same kind)")
     args = parser.parse_args(argv)
+
+    if args.command == "export":
+        from atlas.export import write_export
+
+        try:
+            path = write_export(args.output, args.data)
+        except DataValidationError as exc:
+            print(exc, file=sys.stderr)
+            return 1
+        print(f"Wrote {path}.")
+        return 0
+
+    if args.command == "new-device":
+        from atlas.scaffold import ScaffoldError, write_scaffold
+
+        try:
+            path = write_scaffold(args.id, args.vendor_folder, args.name, args.vendor, args.kind, args.like)
+        except (ScaffoldError, DataValidationError) as exc:
+            print(f"new-device: {exc}", file=sys.stderr)
+            return 2
+        print(f"Wrote {path.relative_to(DATA_DIR.parent)}. Replace every figure and source, then run 'make validate'.")
+        return 0
 
     if args.command == "validate":
         try:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from atlas.checks.common import text_problems
 from atlas.checks.devices import device_problems
+from atlas.checks.models import model_problems
 from atlas.errors import DataError, DataValidationError, dotted
 from atlas.schema import schema_problems
 from atlas.yamlfile import YamlSyntaxError, read_yaml
@@ -40,8 +41,35 @@ class Collection:
     id_matches_filename: bool = True
 
 
+def identical_figures(dataset: Dataset) -> list[DataError]:
+    """Two devices with the same memory and compute figures: usually a copied file not yet edited."""
+    seen, errors = {}, []
+    for device_id, device in dataset.devices.items():
+        memory = {k: device["memory"][k] for k in ("capacity_gib", "bandwidth_gb_s")}
+        compute = sorted((e["precision"], e["unit"], e["sparsity"], e["tflops"]) for e in device["compute"])
+        key = repr((memory, compute))
+        if key in seen:
+            errors.append(
+                dataset.error(
+                    "devices",
+                    device_id,
+                    ("memory",),
+                    f"memory and compute figures are identical to '{seen[key]}'; replace the copied figures "
+                    "with this device's own",
+                )
+            )
+        else:
+            seen[key] = device_id
+    return errors
+
+
+# Checks that look at several entries at once; each returns a list of DataError.
+# They run only when every entry is valid on its own.
+CROSS_CHECKS: list[Callable[[Dataset], list[DataError]]] = [identical_figures]
+
 COLLECTIONS: tuple[Collection, ...] = (
     Collection("devices", "device", "hardware", "device.schema.json", device_problems),
+    Collection("models", "model", "models", "model.schema.json", model_problems),
 )
 
 
@@ -51,10 +79,28 @@ class Dataset:
 
     entries: dict = field(default_factory=dict)  # {"devices": {id: dict}}
     files: dict = field(default_factory=dict)  # {"devices": {id: relative path}}
+    docs: dict = field(default_factory=dict)  # {"devices": {id: YamlDocument}} for line numbers
+    kinds: dict = field(default_factory=dict)  # {"devices": "device"}
+
+    def error(self, collection: str, entry_id: str, path: tuple, message: str) -> DataError:
+        """A DataError pointing at ``path`` inside entry ``entry_id`` of ``collection``."""
+        doc = self.docs[collection][entry_id]
+        return DataError(
+            self.files[collection][entry_id],
+            doc.line_of(path),
+            entry_id,
+            dotted(path) or None,
+            message,
+            self.kinds[collection],
+        )
 
     @property
     def devices(self) -> dict:
         return self.entries.get("devices", {})
+
+    @property
+    def models(self) -> dict:
+        return self.entries.get("models", {})
 
     def device(self, device_id: str) -> dict:
         try:
@@ -84,15 +130,15 @@ def _guess_location(path: Path, line: int) -> tuple[str | None, str | None]:
 
 
 def load_collection(collection: Collection, data_dir: Path, root: Path, today: datetime.date):
-    """Entries {id: data}, files {id: path} and errors of one collection."""
-    entries, files, errors = {}, {}, []
+    """Entries {id: data}, files {id: path}, documents {id: YamlDocument} and errors of one collection."""
+    entries, files, docs, errors = {}, {}, {}, []
     first_line = {}
     folder = data_dir / collection.folder
     paths = sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml")) if folder.is_dir() else []
     for path in paths:
         rel = _relative(path, root)
 
-        def err(line, entry, fld, message):
+        def err(line, entry, fld, message, rel=rel):
             errors.append(DataError(rel, line, entry, fld, message, collection.entry_kind))
 
         try:
@@ -127,9 +173,10 @@ def load_collection(collection: Collection, data_dir: Path, root: Path, today: d
             )
             continue
         files[entry_id] = rel
+        docs[entry_id] = doc
         first_line[entry_id] = doc.line_of(("id",))
         entries[entry_id] = data
-    return dict(sorted(entries.items())), files, errors
+    return dict(sorted(entries.items())), files, docs, errors
 
 
 def load_dataset(
@@ -144,10 +191,15 @@ def load_dataset(
     today = today or datetime.date.today()
     dataset, errors = Dataset(), []
     for collection in collections:
-        entries, files, errs = load_collection(collection, data_dir, root, today)
+        entries, files, docs, errs = load_collection(collection, data_dir, root, today)
         dataset.entries[collection.name] = entries
         dataset.files[collection.name] = files
+        dataset.docs[collection.name] = docs
+        dataset.kinds[collection.name] = collection.entry_kind
         errors += errs
+    if not errors:  # checks across entries and collections need every entry to be valid on its own
+        for check in CROSS_CHECKS:
+            errors += check(dataset)
     if errors:
         raise DataValidationError(errors)
     return dataset

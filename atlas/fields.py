@@ -40,7 +40,13 @@ PLAIN_FIELDS = (
     "price",
     "sources",
 )
-NUMERIC_FIELDS = {"memory": "unit.gib", "bandwidth": "unit.gb_s", "tdp": "unit.w", "interconnect": "unit.gb_s", "price": "unit.usd"}
+NUMERIC_FIELDS = {
+    "memory": "unit.gib",
+    "bandwidth": "unit.gb_s",
+    "tdp": "unit.w",
+    "interconnect": "unit.gb_s",
+    "price": "unit.usd",
+}
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,9 @@ def select_devices(devices: dict, kind=None, ids=None, segment=None, sort=None) 
         return [devices[i] for i in ids]
     kinds = _as_list(kind, KINDS, "kind")
     segments = _as_list(segment, SEGMENTS, "segment")
-    frame = device_frame(devices, ["name", "kind", "segment"] + ([sort] if sort and sort not in ("name", "kind", "segment") else []))
+    frame = device_frame(
+        devices, ["name", "kind", "segment"] + ([sort] if sort and sort not in ("name", "kind", "segment") else [])
+    )
     if kinds:
         frame = frame[frame["kind"].isin(kinds)]
     if segments:
@@ -64,7 +66,9 @@ def select_devices(devices: dict, kind=None, ids=None, segment=None, sort=None) 
     if sort and sort != "name":
         numeric = pd.to_numeric(frame[sort], errors="coerce")
         if numeric.notna().any():
-            frame = frame.assign(_key=numeric).sort_values(["_key", "name"], ascending=[False, True], na_position="last")
+            frame = frame.assign(_key=numeric).sort_values(
+                ["_key", "name"], ascending=[False, True], na_position="last"
+            )
         else:
             frame = frame.sort_values([sort, "name"])
     else:

@@ -8,7 +8,7 @@ error into a short sentence and the exact path of the offending value.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from jsonschema import Draft202012Validator
@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "data" / "schema"
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict:
     """Load ``data/schema/<name>`` (a JSON Schema, draft 2020-12)."""
     with open(SCHEMA_DIR / name, encoding="utf-8") as fh:
@@ -25,7 +25,7 @@ def load_schema(name: str) -> dict:
     return schema
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(load_schema(name))
 
@@ -45,9 +45,7 @@ def _message(error) -> tuple[tuple, str]:
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(inst) - set(allowed)) if isinstance(inst, dict) else []
         if extra:
-            return path + (extra[0],), (
-                f"unknown key '{extra[0]}' (allowed here: {', '.join(allowed)})"
-            )
+            return path + (extra[0],), (f"unknown key '{extra[0]}' (allowed here: {', '.join(allowed)})")
     if kind == "required":
         missing = [k for k in arg if isinstance(inst, dict) and k not in inst]
         if missing:

@@ -20,7 +20,10 @@ _ENUM_FIELDS = {"kind", "segment", "availability"}
 
 
 def format_figure(value: float, lang: str) -> str:
-    """Device figures: up to one decimal below 100, whole numbers above (1,978.9 stays exact)."""
+    """Device figures: three significant digits below 1 (0.215 GiB of on-chip SRAM),
+    up to one decimal below 10,000, whole numbers above (1,978.9 stays exact)."""
+    if value and abs(value) < 1:
+        return l10n.format_significant(value, lang, 3)
     return l10n.format_number(value, lang, 1 if abs(value) < 10_000 else 0)
 
 
@@ -44,10 +47,8 @@ def column_header(name: str, lang: str) -> str:
 
 def _sources_cell(device: dict, lang: str) -> str:
     links = []
-    for i, (key, source) in enumerate(device["sources"].items(), start=1):
-        links.append(
-            f'<a href="{escape(source["url"])}" title="{escape(source["title"])}" rel="noopener">[{i}]</a>'
-        )
+    for i, source in enumerate(device["sources"].values(), start=1):
+        links.append(f'<a href="{escape(source["url"])}" title="{escape(source["title"])}" rel="noopener">[{i}]</a>')
     return " ".join(links)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 from decimal import ROUND_HALF_EVEN, Decimal
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 LANGUAGES = ("en", "de")
@@ -42,7 +42,7 @@ def table_files(lang: str) -> list[Path]:
     return sorted((_HERE / check_language(lang)).glob("*.json"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def labels(lang: str) -> dict:
     """The flat translation table of ``lang`` (key -> text)."""
     table: dict = {}

@@ -3,8 +3,8 @@ loads without registering it as a module)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from atlas.dataset import Dataset
 

@@ -17,12 +17,14 @@ for path in (REPO_ROOT, REPO_ROOT / "macros"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+import charts_macros  # noqa: E402
 import site_macros  # noqa: E402
-from atlas.dataset import load_dataset  # noqa: E402
 from macro_context import Context  # noqa: E402
 
+from atlas.dataset import load_dataset  # noqa: E402
+
 # Each module here defines register(env, ctx). Add a new area's module to this list.
-AREAS = [site_macros]
+AREAS = [site_macros, charts_macros]
 
 
 def define_env(env):

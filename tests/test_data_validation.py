@@ -20,7 +20,9 @@ def test_shipped_data_set_is_valid(dataset):
 
 def test_every_device_figure_names_a_source(dataset):
     for device in dataset.devices.values():
-        blocks = [device["memory"], *device["compute"]] + [device[k] for k in ("power", "interconnect", "price") if k in device]
+        blocks = [device["memory"], *device["compute"]] + [
+            device[k] for k in ("power", "interconnect", "price") if k in device
+        ]
         for block in blocks:
             assert block["source"] in device["sources"], device["id"]
             assert device["sources"][block["source"]]["url"].startswith("https://")
@@ -75,7 +77,10 @@ def test_validate_command_exit_codes(tmp_path):
     assert ok.returncode == 0 and "Data set OK" in ok.stdout
     shutil.copytree(FIXTURES / "negative", tmp_path / "hardware" / "test", ignore=shutil.ignore_patterns("expect.txt"))
     bad = subprocess.run(
-        [sys.executable, "-m", "atlas", "validate", "--data", str(tmp_path)], cwd=REPO_ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "atlas", "validate", "--data", str(tmp_path)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
     )
     assert bad.returncode == 1
     assert "field 'memory.bandwidth_gb_s': must be greater than 0" in bad.stderr

@@ -4,7 +4,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO_ROOT, copy_repo_for_build, run_mkdocs_build
 from page_structure import skeleton
 
@@ -106,7 +105,9 @@ def test_no_third_party_assets_referenced(built_site):
 def test_broken_data_stops_the_build_and_writes_no_site(tmp_path):
     repo = copy_repo_for_build(tmp_path / "repo")
     bad = repo / "data" / "hardware" / "nvidia" / "h100-sxm.yaml"
-    bad.write_text(bad.read_text(encoding="utf-8").replace("bandwidth_gb_s: 3350", "bandwidth_gb_s: -1"), encoding="utf-8")
+    bad.write_text(
+        bad.read_text(encoding="utf-8").replace("bandwidth_gb_s: 3350", "bandwidth_gb_s: -1"), encoding="utf-8"
+    )
     site = tmp_path / "site"
     result = run_mkdocs_build(site, config=repo / "mkdocs.yml", cwd=repo)
     assert result.returncode != 0

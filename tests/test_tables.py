@@ -76,6 +76,19 @@ def test_spec_in_prose(dataset):
 @pytest.mark.parametrize("lang, expected", [("en", ">25,000–40,000<"), ("de", ">25.000–40.000<")])
 def test_price_range_cell(dataset, lang, expected):
     device = dict(dataset.device("h100-sxm"))
-    device["price"] = {"usd": 25000, "usd_high": 40000, "kind": "street-range", "as_of": "2024-01", "source": "datasheet"}
+    device["price"] = {
+        "usd": 25000,
+        "usd_high": 40000,
+        "kind": "street-range",
+        "as_of": "2024-01",
+        "source": "datasheet",
+    }
     html = tables.device_table({"h100-sxm": device}, lang, columns=["name", "price"])
     assert expected in row(html, "h100-sxm")
+
+
+@pytest.mark.parametrize("lang, expected", [("en", ">0.215<"), ("de", ">0,215<")])
+def test_sub_unit_figures_keep_three_significant_digits(dataset, lang, expected):
+    """Groq's 220 MiB of SRAM is 0.215 GiB; one decimal would show a misleading 0.2."""
+    html = tables.device_table(dataset.devices, lang, columns=["name", "memory"], ids=["groq-lpu"])
+    assert expected in row(html, "groq-lpu")

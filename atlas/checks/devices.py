@@ -60,9 +60,7 @@ def device_problems(device: dict, today: datetime.date | None = None) -> list[tu
     for i, entry in enumerate(device.get("compute", [])):
         triple = (entry["precision"], entry["unit"], entry["sparsity"])
         if triple in seen:
-            problems.append(
-                (("compute", i), f"repeats {'/'.join(triple)} already given at compute[{seen[triple]}]")
-            )
+            problems.append((("compute", i), f"repeats {'/'.join(triple)} already given at compute[{seen[triple]}]"))
         else:
             seen[triple] = i
 
@@ -91,15 +89,26 @@ def device_problems(device: dict, today: datetime.date | None = None) -> list[tu
         cap = memory.get("capacity_gib")
         if cap is not None and not cap_lo <= cap <= cap_hi:
             problems.append(
-                (("memory", "capacity_gib"), f"{cap} GiB is implausible for {family} ({cap_lo}–{cap_hi} GiB); check the unit")
+                (
+                    ("memory", "capacity_gib"),
+                    f"{cap} GiB is implausible for {family} ({cap_lo}–{cap_hi} GiB); check the unit",
+                )
             )
         bw = memory.get("bandwidth_gb_s")
         if bw is not None and not bw_lo <= bw <= bw_hi:
             problems.append(
-                (("memory", "bandwidth_gb_s"), f"{bw} GB/s is implausible for {family} ({bw_lo}–{bw_hi} GB/s); check the unit (GB/s, not TB/s)")
+                (
+                    ("memory", "bandwidth_gb_s"),
+                    f"{bw} GB/s is implausible for {family} ({bw_lo}–{bw_hi} GB/s); check the unit (GB/s, not TB/s)",
+                )
             )
     elif memory.get("type"):
-        problems.append((("memory", "type"), f"unknown memory technology '{memory['type']}' (expected HBM…, GDDR…, LPDDR…, DDR… or SRAM)"))
+        problems.append(
+            (
+                ("memory", "type"),
+                f"unknown memory technology '{memory['type']}' (expected HBM…, GDDR…, LPDDR…, DDR… or SRAM)",
+            )
+        )
 
     # Dates are not in the future.
     if device.get("launch_year", 0) > today.year + 1:

@@ -1,0 +1,87 @@
+"""Data-set devices as the plain inputs of the ``charts`` package (build side).
+
+Every figure is read through ``atlas.fields.field_value``, so a chart shows the
+same number, unit and source as the tables. Units as in the data set: memory
+in GiB, bandwidth in GB/s, peaks in TFLOP/s (TOPS for integer precisions),
+TDP in W, prices in US$ (per hour for cloud prices).
+"""
+
+from __future__ import annotations
+
+from atlas.fields import PRECISIONS, field_value
+from atlas.frame import select_devices
+
+PURCHASE_PRICES = ("launch-msrp", "list", "street-range")
+
+
+def label(device: dict) -> str:
+    """The short label charts print: ``short_name`` if the device has one, else its name."""
+    return device.get("short_name") or device["name"]
+
+
+def _precisions(precision) -> list[str]:
+    items = [precision] if isinstance(precision, str) else list(precision)
+    for p in items:
+        if p not in PRECISIONS:
+            raise ValueError(f"unknown precision {p!r}; expected one of {', '.join(PRECISIONS)}")
+    return items
+
+
+def peak(device: dict, precision="bf16", unit: str = "matrix", sparsity: str = "dense"):
+    """(peak, precision used) for the first of ``precision`` (a name or a list) the device states, or (None, None)."""
+    for p in _precisions(precision):
+        value = field_value(device, f"{p}.{unit}.{sparsity}")
+        if value is not None:
+            return value.value, p
+    return None, None
+
+
+def chart_device(device: dict, precision="bf16", unit: str = "matrix", sparsity: str = "dense") -> dict:
+    """One device as a chart input; figures the device does not state are None."""
+    value, used = peak(device, precision, unit, sparsity)
+    figure = lambda name: (v.value if (v := field_value(device, name)) is not None else None)  # noqa: E731
+    price = device.get("price") or {}
+    return {
+        "id": device["id"],
+        "label": label(device),
+        "vendor": device["vendor"],
+        "kind": device["kind"],
+        "launch_year": device["launch_year"],
+        "capacity_gib": figure("memory"),
+        "bandwidth_gb_s": figure("bandwidth"),
+        "peak_tflops": value,
+        "precision": used,
+        "tdp_w": figure("tdp"),
+        "price_usd": price.get("usd"),
+        "price_usd_high": price.get("usd_high"),
+        "price_kind": price.get("kind"),
+        "price_as_of": price.get("as_of"),
+    }
+
+
+def chart_devices(devices: dict, ids=None, kind=None, segment=None, vendor=None, precision="bf16",
+                  unit: str = "matrix", sparsity: str = "dense", require=(), price_kinds=None) -> list[dict]:
+    """The selected devices as chart inputs with every figure in ``require``.
+
+    Devices picked by ``kind``/``segment``/``vendor`` that lack a figure are
+    left out; a device listed in ``ids`` that lacks one raises ``ValueError``.
+
+    Selection as in the tables (``ids`` in that order, else ``kind``/``segment``
+    filters in name order); ``vendor`` filters further (a name or a list);
+    ``price_kinds`` keeps only prices of those kinds.
+    """
+    selected = select_devices(devices, kind=kind, ids=ids, segment=segment)
+    vendors = None if vendor is None else ([vendor] if isinstance(vendor, str) else list(vendor))
+    out = []
+    for device in selected:
+        if vendors is not None and device["vendor"] not in vendors:
+            continue
+        item = chart_device(device, precision, unit, sparsity)
+        if price_kinds is not None and item["price_kind"] not in price_kinds:
+            continue
+        missing = [key for key in require if item.get(key) is None]
+        if missing and ids is not None:
+            raise ValueError(f"device {device['id']!r} does not state {', '.join(missing)} for this chart")
+        if not missing:
+            out.append(item)
+    return out

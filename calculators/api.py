@@ -1,0 +1,155 @@
+"""The one entry point every front end calls: ``handle(request, catalog)``.
+
+``request = {"command": "vram" | "speed", "params": {name: value}, "lang": "en" | "de"}``
+with parameter names and values as documented in ``calculators.inputs``.
+
+Success: ``{"ok": True, "result": R}``, ``R`` being exactly what
+``python -m calculators <command> ... --json`` prints. Bad input:
+``{"ok": False, "errors": [{"field", "key", "params", "message"}]}``, the
+message in the request's language. Any unexpected exception becomes one
+``error.internal`` entry: a front end never sees a traceback, NaN or Infinity.
+"""
+
+from __future__ import annotations
+
+import math
+
+import l10n
+from calculators import devices as dev
+from calculators.catalog import Catalog, CatalogError
+from calculators.inputs import CUSTOM, parse
+from calculators.memory import MemoryOptions, estimate_memory
+from calculators.messages import Message, ValidationError, error
+from calculators.models import ModelSpec
+from calculators.speed import SpeedOptions, estimate_speed
+
+COMMANDS = ("vram", "speed")
+
+
+def resolve_model(values: dict, catalog: Catalog) -> ModelSpec | None:
+    """The preset named by ``values["model"]``, a custom model from the custom fields, or None."""
+    model_id = values.get("model")
+    if model_id is None:
+        return None
+    if model_id == CUSTOM:
+        return ModelSpec.custom(
+            params_b=values["params_b"],
+            layers=values["layers"],
+            hidden=values["hidden"],
+            heads=values["heads"],
+            kv_heads=values["kv_heads"],
+            vocab=values["vocab"],
+            head_dim=values["head_dim"],
+            intermediate=values["intermediate"],
+        )
+    return ModelSpec.from_preset(model_id, catalog.models[model_id])
+
+
+def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
+    model = resolve_model(values, catalog)
+    opts = MemoryOptions(
+        mode=values["mode"],
+        weights=values["weights"],
+        kv_cache=values["kv_cache"],
+        context=values["context"],
+        batch=values["batch"],
+        group_size=values["group_size"],
+        double_quant=values["double_quant"],
+        optimizer=values["optimizer"],
+        gradient_checkpointing=values["gradient_checkpointing"],
+        lora_rank=values["lora_rank"],
+        num_devices=values["num_devices"],
+        tp=values["tp"],
+        zero=values["zero"],
+        overhead_gib=values["overhead_gib"],
+    )
+    result, notes = estimate_memory(model, opts, catalog.devices)
+    result["notes"] = [n.render(lang) for n in notes]
+    return result
+
+
+def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
+    model = resolve_model(values, catalog) if values["workload"] != "kernel" else None
+    opts = SpeedOptions(
+        workload=values["workload"],
+        weights=values["weights"],
+        precision=values["precision"],
+        kv_cache=values["kv_cache"],
+        context=values["context"],
+        batch=values["batch"],
+        group_size=values["group_size"],
+        double_quant=values["double_quant"],
+        num_devices=values["num_devices"],
+        tokens=values["tokens"],
+        gradient_checkpointing=values["gradient_checkpointing"],
+        flops=values["flops"],
+        bytes=values["bytes"],
+        compute_efficiency=values["compute_efficiency"],
+        memory_efficiency=values["memory_efficiency"],
+        price_per_hour=values["price_per_hour"],
+    )
+    baseline_id = values["baseline"]
+    result, notes, why = estimate_speed(
+        model,
+        opts,
+        values["device"],
+        catalog.devices[values["device"]],
+        baseline_id,
+        catalog.devices[baseline_id] if baseline_id else None,
+    )
+    if why is not None:
+        why = Message(why.key, {**why.params, "device": dev.name(catalog.devices[values["device"]]),
+                                "baseline": dev.name(catalog.devices[baseline_id])})
+    result["reason"] = why.render(lang) if why else None
+    result["notes"] = [n.render(lang) for n in notes]
+    return result
+
+
+def non_finite(value, path: str = "") -> str | None:
+    """The path of the first NaN or infinite number inside ``value``, or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "result"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = non_finite(item, f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            found = non_finite(item, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _errors(errors, lang: str) -> dict:
+    return {"ok": False, "errors": [e.render(lang) for e in errors]}
+
+
+def handle(request: dict, catalog) -> dict:
+    """Answer one request; see the module docstring for the shapes. Never raises."""
+    lang = l10n.DEFAULT_LANGUAGE
+    try:
+        if not isinstance(request, dict):
+            return _errors([error(None, "error.bad_request")], lang)
+        requested_lang = request.get("lang", lang)
+        if requested_lang in l10n.LANGUAGES:
+            lang = requested_lang
+        else:
+            return _errors([error("lang", "error.unknown_value", field="lang", value=str(requested_lang)[:20],
+                                  suggestions=list(l10n.LANGUAGES))], lang)
+        if not isinstance(catalog, Catalog):
+            catalog = Catalog.from_dict(catalog)
+        command = request.get("command")
+        values = parse(command, request.get("params") or {}, catalog)
+        result = run_vram(values, catalog, lang) if command == "vram" else run_speed(values, catalog, lang)
+        where = non_finite(result)
+        if where:
+            return _errors([error(None, "error.not_computable", where=where)], lang)
+        return {"ok": True, "result": result}
+    except ValidationError as exc:
+        return _errors(exc.errors, lang)
+    except CatalogError:
+        return _errors([error(None, "error.bad_data")], lang)
+    except Exception:  # noqa: BLE001 - the contract: never a traceback in a front end
+        return _errors([error(None, "error.internal")], lang)

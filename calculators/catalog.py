@@ -1,0 +1,51 @@
+"""The device and model data the estimators work on, as plain dicts.
+
+``Catalog.from_dict`` wraps the export of the data set
+(``{"schema_version": 1, "devices": {...}, "models": {...}}``, written by
+``atlas.export``); the browser fetches the same document as
+``atlas-data.json``. Nothing here reads YAML, so it needs no third-party
+package.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+SCHEMA_VERSION = 1
+
+
+class CatalogError(ValueError):
+    """The export document is not one this package can read."""
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Devices and model presets by id (dicts as in the YAML files)."""
+
+    devices: dict = field(default_factory=dict)
+    models: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Catalog:
+        """Wrap an export dict; raise ``CatalogError`` for another schema version or shape."""
+        if not isinstance(data, dict):
+            raise CatalogError("the data export must be a JSON object")
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise CatalogError(f"data export has schema_version {version!r}; this package reads {SCHEMA_VERSION}")
+        devices, models = data.get("devices", {}), data.get("models", {})
+        if not isinstance(devices, dict) or not isinstance(models, dict):
+            raise CatalogError("'devices' and 'models' must be objects keyed by id")
+        return cls(devices=dict(devices), models=dict(models))
+
+    @classmethod
+    def from_json(cls, text: str) -> Catalog:
+        """Parse the JSON text of an export."""
+        return cls.from_dict(json.loads(text))
+
+    def device_ids(self) -> list[str]:
+        return sorted(self.devices)
+
+    def model_ids(self) -> list[str]:
+        return sorted(self.models)

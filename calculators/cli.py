@@ -1,0 +1,173 @@
+"""Command line: ``python -m calculators vram|speed [options] [--json]`` and ``export-data out.json``.
+
+Options are the parameters of ``calculators.inputs`` with ``_`` written as
+``-`` (``--kv-cache``). Memory is reported in GiB (2^30 bytes), like device
+capacities. ``--json`` prints the same object ``calculators.api.handle``
+returns as ``result``; without it a readable table in ``--lang`` (en, de).
+Bad input prints one line per problem, listing close matches, and exits 2.
+
+The device and model data come from ``--data-json FILE`` (an export, as the
+browser reads it) or, by default, from ``data/`` through ``atlas`` (needs the
+project's Python packages).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import l10n
+from calculators.api import handle
+from calculators.catalog import Catalog, CatalogError
+from calculators.inputs import params_for
+from calculators.messages import display
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m calculators",
+        description="Estimate memory (vram) and speed (speed) of AI models on the devices of the Accelerator Atlas. "
+        "Memory in GiB (2^30 bytes), like device capacities; bandwidth in GB/s; compute in TFLOP/s.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command, text in (("vram", "memory needed, its breakdown and the devices it fits on"),
+                          ("speed", "time and tokens/s on a device, and the speedup over a baseline")):
+        cmd = sub.add_parser(command, help=text, description=text)
+        for param in params_for(command):
+            if param.kind == "bool":
+                cmd.add_argument(param.option, dest=param.name, nargs="?", const="true", default=None,
+                                 metavar="true|false", help=param.help)
+            else:
+                cmd.add_argument(param.option, dest=param.name, default=None, metavar=param.name.upper(),
+                                 help=param.help + (f" (default: {param.default})" if param.default is not None else ""))
+        cmd.add_argument("--json", action="store_true", help="print one JSON object")
+        cmd.add_argument("--lang", default="en", choices=l10n.LANGUAGES, help="language of notes and table")
+        cmd.add_argument("--data-json", help="read devices and models from this export instead of data/")
+    export = sub.add_parser("export-data", help="write the validated data set as JSON (what the browser reads)")
+    export.add_argument("output")
+    return parser
+
+
+def load_catalog(data_json: str | None) -> Catalog:
+    """The catalog from an export file, or from ``data/`` through ``atlas``."""
+    if data_json:
+        return Catalog.from_json(Path(data_json).read_text(encoding="utf-8"))
+    from atlas.dataset import load_dataset
+    from atlas.export import export_dataset
+
+    return Catalog.from_dict(export_dataset(load_dataset()))
+
+
+def _gib(value: float, lang: str) -> str:
+    return l10n.format_number(value, lang, 2, trim=False)
+
+
+def memory_table(result: dict, lang: str) -> str:
+    t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
+    head = t(
+        "cli.memory_heading",
+        model=result["model_name"],
+        mode=t(f"mode.{result['mode']}"),
+        weights=result["weights"],
+        kv_cache=result["kv_cache"],
+        context=display("context", result["context"], lang),
+        batch=display("batch", result["batch"], lang),
+    )
+    n = result["num_devices"]
+    cols = [t("cli.per_device")] + ([t("cli.all_devices", count=n)] if n > 1 else [])
+    width = max(len(t(f"breakdown.{k}")) for k in ("weights", "kv_cache", "activations", "gradients", "optimizer",
+                                                   "overhead", "total"))
+    lines = [head, "", " " * width + "".join(f"  {c:>16}" for c in cols)]
+    for key in ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead"):
+        row = [result["per_device"][f"{key}_gib"]] + ([result["breakdown"][f"{key}_gib"]] if n > 1 else [])
+        lines.append(f"{t(f'breakdown.{key}'):<{width}}" + "".join(f"  {_gib(v, lang) + ' GiB':>16}" for v in row))
+    totals = [result["per_device_gib"]] + ([result["total_gib"]] if n > 1 else [])
+    lines.append(f"{t('breakdown.total'):<{width}}" + "".join(f"  {_gib(v, lang) + ' GiB':>16}" for v in totals))
+    fitting = [f for f in result["fits"] if f["count"]]
+    lines.append("")
+    if fitting:
+        shown = ", ".join(t("cli.device_count", count=f["count"], name=f["name"]) for f in fitting[:12])
+        lines.append(f"{t('cli.fits')}: {shown}")
+    else:
+        lines.append(t("cli.fits_none"))
+    return "\n".join(lines + _notes(result, lang))
+
+
+def _notes(result: dict, lang: str) -> list[str]:
+    lines = []
+    if result.get("reason"):
+        lines += ["", result["reason"]["message"]]
+    if result["notes"]:
+        lines += ["", l10n.t(lang, "cli.notes") + ":"] + [f"- {n['message']}" for n in result["notes"]]
+    return lines
+
+
+def speed_table(result: dict, lang: str) -> str:
+    t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
+    head = t(
+        "cli.speed_heading",
+        model=result["model"] or "-",
+        workload=t(f"workload.{result['workload']}"),
+        weights=result["weights"] or "-",
+        context=display("context", result["context"], lang),
+        batch=display("batch", result["batch"], lang),
+    )
+    entries = [result["device"]] + ([result["baseline"]] if result["baseline"] else [])
+    rows = [
+        ("", lambda e: e["name"]),
+        (t("cli.time") + " (s)", lambda e: l10n.format_significant(e["time_s"], lang, 3)),
+        (t("cli.tokens_per_s"), lambda e: l10n.format_significant(e["tokens_per_s"], lang, 3) if e["tokens_per_s"] else "-"),
+        (t("cli.bound"), lambda e: t(f"bound.{e['bound']}")),
+        (t("cli.peak"), lambda e: f"{l10n.format_significant(e['peak_tflops'], lang, 4)} ({e['precision']}, {e['unit']})"),
+        (t("cli.attainable"), lambda e: l10n.format_significant(e["attainable_tflops"], lang, 3)),
+        (t("cli.critical"), lambda e: l10n.format_significant(e["critical_intensity"], lang, 3)),
+    ]
+    if result["workload"] == "training":
+        rows += [
+            (t("cli.device_hours"), lambda e: l10n.format_significant(e["device_hours"], lang, 3)),
+            (t("cli.energy"), lambda e: l10n.format_significant(e["energy_kwh"], lang, 3) if e["energy_kwh"] is not None else "-"),
+            (t("cli.cost"), lambda e: l10n.format_number(e["cost_usd"], lang, 0) if e["cost_usd"] is not None else "-"),
+        ]
+    width = max(len(label) for label, _ in rows)
+    lines = [head, ""]
+    for label, value in rows:
+        lines.append(f"{label:<{width}}" + "".join(f"  {value(e):>26}" for e in entries))
+    if result["arithmetic_intensity"] is not None:
+        lines.append("")
+        lines.append(t("cli.intensity", value=l10n.format_significant(result["arithmetic_intensity"], lang, 3)))
+    if result["speedup"] is not None:
+        lines.append(f"{t('cli.speedup')}: {l10n.format_number(result['speedup'], lang, 2)}×")
+    return "\n".join(lines + _notes(result, lang))
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "export-data":
+        from atlas.export import write_export
+
+        print(f"Wrote {write_export(args.output)}.")
+        return EXIT_OK
+    try:
+        catalog = load_catalog(args.data_json)
+    except (OSError, ValueError, CatalogError) as exc:
+        print(f"error: cannot read the device and model data: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    params = {p.name: getattr(args, p.name) for p in params_for(args.command) if getattr(args, p.name) is not None}
+    response = handle({"command": args.command, "params": params, "lang": args.lang}, catalog)
+    if not response["ok"]:
+        label = l10n.t(args.lang, "cli.error")
+        for problem in response["errors"]:
+            print(f"{label}: {problem['message']}", file=sys.stderr)
+        return EXIT_USAGE
+    result = response["result"]
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, allow_nan=False))
+    elif args.command == "vram":
+        print(memory_table(result, args.lang))
+    else:
+        print(speed_table(result, args.lang))
+    return EXIT_OK

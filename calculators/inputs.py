@@ -1,0 +1,285 @@
+"""The parameters of the calculators: names, types, ranges, defaults and parsing.
+
+One table (``PARAMETERS``) serves every front end. A parameter's name is the
+form field name, the URL query key, the key of ``request["params"]`` in
+``calculators.api.handle`` and, with ``_`` written as ``-``, the command-line
+option (``kv_cache`` -> ``--kv-cache``). Values may come as strings (form,
+URL, command line) or as numbers and booleans (Python, JSON); ``parse``
+turns them into typed values or raises one ``ValidationError`` listing every
+bad field with a translation key (``error.*`` in ``l10n/<lang>/calculators.json``).
+
+Parameters (units in brackets):
+
+vram and speed
+  model            model preset id (``llama-3.1-8b``) or ``custom``
+  weights          fp32 bf16 fp16 fp8 int8 int4 nf4 q8_0 q6_k q5_k_m q4_k_m q4_0 q3_k_m q2_k
+  kv_cache         fp16 bf16 fp8 q8_0 q4_0
+  context          tokens per sequence
+  batch            concurrent sequences (inference) or micro-batch per replica (training)
+  group_size       int4 quantisation group [weights]
+  double_quant     nf4 double quantisation [true/false]
+  num_devices      devices in total
+  gradient_checkpointing  full activation recomputation [true/false]
+  custom model: params_b [10^9 parameters], layers, hidden, intermediate, heads,
+                kv_heads, head_dim, vocab
+vram only
+  mode             inference full lora qlora
+  optimizer        adamw adamw_8bit
+  zero             ZeRO stage 0-3 (3 = FSDP full sharding)
+  tp               tensor-parallel degree (divides num_devices)
+  lora_rank        LoRA rank
+  overhead_gib     runtime overhead per device [GiB]
+speed only
+  device, baseline device ids as in ``data/``
+  workload         decode prefill training kernel
+  precision        compute precision (default: the weight format's)
+  tokens           training tokens
+  flops, bytes     a kernel's work [FLOPs, bytes]
+  compute_efficiency, memory_efficiency  fractions of peak (0-1]
+  price_per_hour   [US$ per device-hour]
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass
+
+from calculators import defaults as d
+from calculators.catalog import Catalog
+from calculators.messages import FieldError, ValidationError, error
+
+PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4")
+MODES = ("inference", "full", "lora", "qlora")
+WORKLOADS = ("decode", "prefill", "training", "kernel")
+CUSTOM = "custom"
+CUSTOM_REQUIRED = ("params_b", "layers", "hidden", "heads", "kv_heads", "vocab")
+CUSTOM_FIELDS = CUSTOM_REQUIRED + ("intermediate", "head_dim")
+
+BOTH = ("vram", "speed")
+VRAM = ("vram",)
+SPEED = ("speed",)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One input parameter.
+
+    ``kind`` is ``choice`` (fixed values), ``device``/``model`` (ids from the
+    catalog), ``int``, ``float`` or ``bool``. ``minimum``/``maximum`` bound
+    numbers (``exclusive_minimum``: the minimum itself is not allowed).
+    ``default`` None means "absent" (required ones say so in ``parse``).
+    """
+
+    name: str
+    kind: str
+    commands: tuple
+    help: str
+    default: object = None
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    choices: tuple = ()
+
+    @property
+    def option(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+PARAMETERS: tuple[Param, ...] = (
+    Param("model", "model", BOTH, "model preset id, or 'custom' with --params-b, --layers, ..."),
+    Param("weights", "choice", BOTH, "weight format (default bf16; nf4 for qlora)", choices=tuple(d.WEIGHT_FORMATS)),
+    Param("kv_cache", "choice", BOTH, "KV-cache format", "fp16", choices=tuple(d.KV_FORMATS)),
+    Param("context", "int", BOTH, "context length in tokens", 4096, 1, 10_000_000),
+    Param("batch", "int", BOTH, "concurrent sequences (training: micro-batch per replica)", 1, 1, 100_000),
+    Param("group_size", "int", BOTH, "int4 (GPTQ/AWQ) group size in weights", 128, 8, 65_536),
+    Param("double_quant", "bool", BOTH, "nf4 double quantisation (true/false)", True),
+    Param("num_devices", "int", BOTH, "devices in total (default: tp)", None, 1, 100_000),
+    Param("gradient_checkpointing", "bool", BOTH, "full activation recomputation (true/false)", False),
+    Param("params_b", "float", BOTH, "custom model: parameters in billions", None, 0, 100_000, True),
+    Param("layers", "int", BOTH, "custom model: transformer layers", None, 1, 10_000),
+    Param("hidden", "int", BOTH, "custom model: hidden size", None, 1, 1_000_000),
+    Param("intermediate", "int", BOTH, "custom model: feed-forward width (default 4 x hidden)", None, 1, 10_000_000),
+    Param("heads", "int", BOTH, "custom model: attention heads", None, 1, 100_000),
+    Param("kv_heads", "int", BOTH, "custom model: key/value heads", None, 1, 100_000),
+    Param("head_dim", "int", BOTH, "custom model: head dimension (default hidden / heads)", None, 1, 100_000),
+    Param("vocab", "int", BOTH, "custom model: vocabulary size", None, 1, 10_000_000),
+    Param("mode", "choice", VRAM, "inference, full training, LoRA or QLoRA", "inference", choices=MODES),
+    Param("optimizer", "choice", VRAM, "optimiser for training modes", "adamw", choices=tuple(d.OPTIMIZERS)),
+    Param("zero", "int", VRAM, "ZeRO stage 0-3 over the data-parallel devices (3 = FSDP)", 0, 0, 3),
+    Param("tp", "int", VRAM, "tensor-parallel degree", 1, 1, 4096),
+    Param("lora_rank", "int", VRAM, "LoRA rank", d.LORA_RANK.value, 1, 65_536),
+    Param("overhead_gib", "float", VRAM, "runtime overhead per device in GiB", d.RUNTIME_OVERHEAD_GIB.value, 0, 1024),
+    Param("device", "device", SPEED, "device id"),
+    Param("baseline", "device", SPEED, "baseline device id to compare with"),
+    Param("workload", "choice", SPEED, "decode, prefill, training or kernel", "decode", choices=WORKLOADS),
+    Param("precision", "choice", SPEED, "compute precision (default: the weight format's)", choices=PRECISIONS),
+    Param("tokens", "float", SPEED, "training tokens", 1e9, 0, 1e16, True),
+    Param("flops", "float", SPEED, "kernel: floating-point operations", None, 0, 1e30),
+    Param("bytes", "float", SPEED, "kernel: bytes moved to and from memory", None, 0, 1e30),
+    Param("compute_efficiency", "float", SPEED, "fraction of peak FLOP/s reached (0-1]", None, 0, 1, True),
+    Param("memory_efficiency", "float", SPEED, "fraction of peak bandwidth reached (0-1]", None, 0, 1, True),
+    Param("price_per_hour", "float", SPEED, "US$ per device-hour", None, 0, 1_000_000),
+)
+BY_NAME = {p.name: p for p in PARAMETERS}
+
+_TRUE = {"true", "1", "yes", "on", "ja", "wahr"}
+_FALSE = {"false", "0", "no", "off", "nein", "falsch"}
+_GROUPED_INT = re.compile(r"^[+-]?\d{1,3}([,.\u00a0\u202f' _]\d{3})+$")
+
+
+def params_for(command: str) -> list[Param]:
+    """The parameters ``command`` reads, in table order."""
+    return [p for p in PARAMETERS if command in p.commands]
+
+
+def suggestions(value: str, choices) -> list[str]:
+    """Close matches of ``value`` among ``choices`` (at most 3), or the first few choices when none is close."""
+    choices = list(choices)
+    close = difflib.get_close_matches(value, choices, n=3, cutoff=0.5)
+    if not close:
+        close = [c for c in choices if value and (value in c or c in value)][:3]
+    return close or choices[:8]
+
+
+def _number(text: str, integer: bool) -> float:
+    text = text.strip()
+    if integer and _GROUPED_INT.match(text):
+        text = re.sub(r"[,.\u00a0\u202f' _]", "", text)
+    if "," in text and "." not in text:
+        text = text.replace(",", ".")
+    return float(text)
+
+
+def parse_value(param: Param, raw, catalog: Catalog):
+    """The typed value of one raw value, or a ``FieldError``. Absent values (None, "") give None."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    name = param.name
+    if param.kind in ("choice", "model", "device"):
+        if not isinstance(raw, str):
+            return error(name, "error.not_text", field=name)
+        value = raw.strip().lower()
+        if param.kind == "model":
+            allowed = catalog.model_ids() + [CUSTOM]
+        elif param.kind == "device":
+            allowed = catalog.device_ids()
+        else:
+            allowed = list(param.choices)
+        if value not in allowed:
+            return error(name, "error.unknown_value", field=name, value=raw.strip()[:60],
+                         suggestions=suggestions(value, allowed))
+        return value
+    if param.kind == "bool":
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, (int, float)) and raw in (0, 1):
+            return bool(raw)
+        text = str(raw).strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        return error(name, "error.not_boolean", field=name, value=str(raw)[:60])
+    # numbers
+    integer = param.kind == "int"
+    if isinstance(raw, bool):
+        return error(name, "error.not_a_number", field=name, value=str(raw))
+    if isinstance(raw, (int, float)):
+        value = float(raw) if isinstance(raw, float) else raw
+    elif isinstance(raw, str):
+        try:
+            value = _number(raw, integer)
+        except ValueError:
+            return error(name, "error.not_a_number", field=name, value=raw.strip()[:60])
+    else:
+        return error(name, "error.not_a_number", field=name, value=type(raw).__name__)
+    if isinstance(value, float) and not math.isfinite(value):
+        return error(name, "error.not_finite", field=name)
+    if integer:
+        if isinstance(value, float):
+            if not value.is_integer():
+                return error(name, "error.not_an_integer", field=name, value=value)
+            value = int(value)
+    else:
+        value = float(value)
+    if param.minimum is not None:
+        too_small = value <= param.minimum if param.exclusive_minimum else value < param.minimum
+        if too_small:
+            if param.minimum == 0 and param.exclusive_minimum:
+                return error(name, "error.not_positive", field=name, value=value)
+            return error(name, "error.too_small", field=name, value=value, minimum=param.minimum)
+    if param.maximum is not None and value > param.maximum:
+        return error(name, "error.too_large", field=name, value=value, maximum=param.maximum)
+    return value
+
+
+def parse(command: str, raw: dict, catalog: Catalog) -> dict:
+    """Typed, defaulted and cross-checked parameters of ``command``; raise ``ValidationError`` on any problem.
+
+    Parameters of the other command are accepted and ignored (one URL can
+    carry both forms); unknown names are errors.
+    """
+    if command not in BOTH:
+        raise ValidationError([error("command", "error.unknown_value", field="command", value=str(command)[:60],
+                                     suggestions=list(BOTH))])
+    if not isinstance(raw, dict):
+        raise ValidationError([error(None, "error.bad_request")])
+    errors: list[FieldError] = []
+    for key in raw:
+        if key not in BY_NAME:
+            errors.append(error(str(key)[:60], "error.unknown_param", name=str(key)[:60],
+                                suggestions=suggestions(str(key), BY_NAME)))
+    values: dict = {}
+    for param in params_for(command):
+        value = parse_value(param, raw.get(param.name), catalog)
+        if isinstance(value, FieldError):
+            errors.append(value)
+            value = None
+        values[param.name] = param.default if value is None else value
+    bad = {e.field_name for e in errors}
+    errors += _cross_checks(command, values, bad)
+    if errors:
+        raise ValidationError(errors)
+    return values
+
+
+def _cross_checks(command: str, v: dict, bad: set) -> list[FieldError]:
+    errors: list[FieldError] = []
+    needs_model = command == "vram" or v.get("workload") != "kernel"
+    if needs_model and v["model"] is None and "model" not in bad:
+        errors.append(error("model", "error.required", field="model"))
+    if v["model"] == CUSTOM:
+        for name in CUSTOM_REQUIRED:
+            if v[name] is None and name not in bad:
+                errors.append(error(name, "error.required_custom", field=name))
+        if v["heads"] and v["kv_heads"] and v["heads"] % v["kv_heads"]:
+            errors.append(error("kv_heads", "error.kv_heads_divide", kv_heads=v["kv_heads"], heads=v["heads"]))
+    if command == "vram":
+        mode = v["mode"]
+        if v["weights"] is None:
+            v["weights"] = "nf4" if mode == "qlora" else "bf16"
+        fmt = d.WEIGHT_FORMATS.get(v["weights"])
+        if fmt and mode == "full" and not fmt.trainable:
+            errors.append(error("weights", "error.weights_not_trainable", weights=v["weights"],
+                                allowed=[f for f, w in d.WEIGHT_FORMATS.items() if w.trainable]))
+        if fmt and mode == "qlora" and v["weights"] != "nf4":
+            errors.append(error("weights", "error.qlora_needs_nf4", weights=v["weights"]))
+        if fmt and mode == "lora" and fmt.kind == "gguf":
+            errors.append(error("weights", "error.weights_not_trainable", weights=v["weights"],
+                                allowed=[f for f, w in d.WEIGHT_FORMATS.items() if w.kind != "gguf"]))
+        if v["num_devices"] is None:
+            v["num_devices"] = v["tp"]
+        elif v["num_devices"] % v["tp"] and "tp" not in bad:
+            errors.append(error("num_devices", "error.not_multiple", num_devices=v["num_devices"], tp=v["tp"]))
+    else:
+        if v["weights"] is None:
+            v["weights"] = "bf16"
+        if v["num_devices"] is None:
+            v["num_devices"] = 1
+        if v["device"] is None and "device" not in bad:
+            errors.append(error("device", "error.required", field="device"))
+        if v["workload"] == "kernel" and not (v["flops"] or v["bytes"]) and not {"flops", "bytes"} & bad:
+            errors.append(error("flops", "error.kernel_empty"))
+    return errors

@@ -1,0 +1,74 @@
+"""Macros for the charts: pick devices from the data set, draw with ``charts``.
+
+Each macro selects devices like ``device_table`` (``ids`` in that order, or
+``kind``/``segment``/``vendor`` filters), turns them into plain chart inputs
+(``atlas.chart_inputs``) and returns the figure HTML (SVG plus a collapsible
+data table) in the page's language. Devices that lack a figure a chart needs
+are left out; if none is left the page says so in its language (as
+``device_table`` does), while a device listed in ``ids`` without the figure
+fails the build with a clear message.
+See ``charts/__init__.py`` for the parameters and examples.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import charts
+import l10n
+from atlas.chart_inputs import PURCHASE_PRICES, chart_devices
+
+
+def _first(precision) -> str:
+    return precision if isinstance(precision, str) else list(precision)[0]
+
+
+def register(env, ctx):
+    def select(ids, kind, segment, vendor, require, precision="bf16", unit="matrix", sparsity="dense",
+               price_kinds=None):
+        return chart_devices(ctx.dataset.devices, ids=ids, kind=kind, segment=segment, vendor=vendor,
+                             precision=precision, unit=unit, sparsity=sparsity, require=require,
+                             price_kinds=price_kinds)
+
+    def empty() -> str:
+        return f'<p class="atlas-empty">{escape(l10n.t(ctx.lang(), "charts.empty"))}</p>'
+
+    @env.macro
+    def roofline_chart(ids=None, kind=None, segment=None, vendor=None, precision="bf16", unit="matrix",
+                       sparsity="dense", markers=None, caption=None):
+        """Roofline of the selected devices at one precision; markers: [{"label", "intensity"}]."""
+        devices = select(ids, kind, segment, vendor, ("peak_tflops", "bandwidth_gb_s"), precision, unit, sparsity)
+        if not devices:
+            return empty()
+        if ids is None:  # legend from the highest roof down
+            devices.sort(key=lambda d: (-d["peak_tflops"], d["label"]))
+        return charts.roofline_figure(devices, ctx.lang(), precision, unit, sparsity, markers, caption)
+
+    @env.macro
+    def capacity_bandwidth_chart(ids=None, kind=None, segment=None, vendor=None, thresholds=None, caption=None):
+        """Memory capacity against bandwidth, by kind; thresholds: [{"label", "capacity_gib" | "bandwidth_gb_s"}]."""
+        devices = select(ids, kind, segment, vendor, ("capacity_gib", "bandwidth_gb_s"))
+        if not devices:
+            return empty()
+        return charts.capacity_bandwidth_figure(devices, ctx.lang(), thresholds, caption)
+
+    @env.macro
+    def generations_chart(ids=None, kind=None, segment=None, vendor=None, precision=("bf16", "fp16"), caption=None):
+        """Peak (first of ``precision`` a device states, dense, matrix units) and bandwidth by launch year."""
+        devices = select(ids, kind, segment, vendor, ("peak_tflops", "bandwidth_gb_s"), precision)
+        if not devices:
+            return empty()
+        return charts.generations_figure(devices, ctx.lang(), _first(precision), caption)
+
+    @env.macro
+    def efficiency_chart(metric="power", ids=None, kind=None, segment=None, vendor=None, precision="bf16",
+                         caption=None):
+        """Peak per watt of TDP (metric="power"), per purchase price ("price") or per cloud hour ("cloud_price")."""
+        if metric == "power":
+            devices = select(ids, kind, segment, vendor, ("peak_tflops", "tdp_w"), precision)
+        else:
+            kinds = ("cloud-per-hour",) if metric == "cloud_price" else PURCHASE_PRICES
+            devices = select(ids, kind, segment, vendor, ("peak_tflops", "price_usd"), precision, price_kinds=kinds)
+        if not devices:
+            return empty()
+        return charts.efficiency_figure(devices, ctx.lang(), metric, precision, caption)

@@ -1,0 +1,32 @@
+"""Shared helpers for the estimator tests: the catalog from the shipped data set, and one-call wrappers."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from atlas.dataset import load_dataset
+from atlas.export import export_dataset
+from calculators.api import handle
+from calculators.catalog import Catalog
+
+GIB = 2**30
+GB = 10**9
+
+
+@lru_cache(maxsize=None)
+def catalog() -> Catalog:
+    return Catalog.from_dict(export_dataset(load_dataset()))
+
+
+def ok(command: str, lang: str = "en", **params) -> dict:
+    """The result of a request that must succeed."""
+    response = handle({"command": command, "params": params, "lang": lang}, catalog())
+    assert response["ok"], response
+    return response["result"]
+
+
+def errors(command: str, lang: str = "en", **params) -> list[dict]:
+    """The errors of a request that must fail."""
+    response = handle({"command": command, "params": params, "lang": lang}, catalog())
+    assert not response["ok"], response
+    return response["errors"]

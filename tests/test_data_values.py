@@ -1,0 +1,333 @@
+"""Published reference values in the GPU/CPU half of the data set.
+
+``PUBLISHED`` is one row per figure: device, field, the value the vendor
+prints, and the document that prints it, so a failing row points at the page
+to re-read. The tests below it check what a single row cannot: dense vs
+sparse pairs, accumulate modes, memory technology, derived figures.
+"""
+
+import math
+
+import pytest
+
+from atlas.fields import field_value
+
+# The ids other engineers' pages use, by the folder each must live in.
+REQUIRED = {
+    "nvidia": [
+        "v100-sxm2-32gb", "a100-sxm-80gb", "a100-pcie-40gb", "h100-sxm", "h100-pcie", "h200-sxm", "b200",
+        "rtx-3090", "rtx-4060", "rtx-4090", "rtx-5090", "l4", "l40s", "rtx-pro-6000-blackwell", "dgx-spark",
+    ],
+    "amd": ["mi250x", "mi300x", "mi325x", "mi355x", "radeon-rx-7900-xtx", "epyc-9654"],
+    "intel": ["gaudi-3"],
+}
+ALL_REQUIRED = [i for ids in REQUIRED.values() for i in ids]
+
+NVIDIA_DATACENTER = ["v100-sxm2-32gb", "a100-sxm-80gb", "a100-pcie-40gb", "h100-sxm", "h100-pcie", "h200-sxm", "b200", "l4", "l40s"]
+
+HOPPER_WP = "Hopper whitepaper, table 3 (H100 SXM5)"
+A100_DS = "A100 80 GB datasheet (r4)"
+A100_40_DS = "A100 40 GB datasheet"
+V100_DS = "V100 datasheet"
+H100_DS = "H100 datasheet, PCIe column (2022 edition)"
+H200_DS = "H200 datasheet"
+BW_DS = "Blackwell datasheet, HGX B200 per GPU"
+DGX_B200 = "DGX B200 page: FP4 144 | 72 PFLOPS for eight GPUs"
+L4_PAGE = "L4 product page"
+L40S_PAGE = "L40S product page"
+GA102_WP = "GA102 whitepaper, appendix A (RTX 3090)"
+ADA_WP = "Ada whitepaper (RTX 4090)"
+RTXBW_WP = "RTX Blackwell whitepaper (RTX 5090)"
+RTX4060_PAGE = "RTX 4060 product page"
+PRO6000_PAGE = "RTX PRO 6000 Blackwell product page"
+SPARK_PAGE = "DGX Spark product page"
+CDNA3_WP = "CDNA 3 whitepaper, table 2 and endnotes MI300-11, MI325-019"
+MI355X_PAGE = "MI355X product page"
+RX7900_PAGE = "RX 7900 XTX product page"
+GAUDI3_WP = "Intel Gaudi 3 white paper"
+
+PUBLISHED = [
+    ("h100-sxm", "bf16.matrix.dense", 989.4, HOPPER_WP),
+    ("h100-sxm", "bf16.matrix.sparse", 1978.9, HOPPER_WP),
+    ("h100-sxm", "fp8.matrix.dense", 1978.9, HOPPER_WP),
+    ("h100-sxm", "fp64.vector", 33.5, HOPPER_WP),
+    ("h100-sxm", "bandwidth", 3350, "H100 datasheet"),
+    ("a100-sxm-80gb", "bandwidth", 2039, A100_DS),
+    ("a100-sxm-80gb", "memory", 80, A100_DS),
+    ("a100-sxm-80gb", "bf16.matrix.dense", 312, A100_DS),
+    ("a100-pcie-40gb", "bandwidth", 1555, A100_40_DS),
+    ("a100-pcie-40gb", "tdp", 250, A100_40_DS),
+    ("a100-pcie-40gb", "tf32.matrix.dense", 156, A100_40_DS),
+    ("v100-sxm2-32gb", "fp16.matrix.dense", 125, V100_DS),
+    ("v100-sxm2-32gb", "fp64.vector", 7.8, V100_DS),
+    ("v100-sxm2-32gb", "bandwidth", 900, V100_DS),
+    ("h100-pcie", "bf16.matrix.sparse", 1513, H100_DS),
+    ("h100-pcie", "bf16.matrix.dense", 756.5, H100_DS + ": '1/2 lower without sparsity'"),
+    ("h100-pcie", "bandwidth", 2000, H100_DS),
+    ("h100-pcie", "fp64.vector", 26, H100_DS),
+    ("h200-sxm", "memory", 141, H200_DS),
+    ("h200-sxm", "bandwidth", 4800, H200_DS),
+    ("h200-sxm", "memory_type", "HBM3e", H200_DS),
+    ("h200-sxm", "tdp", 700, H200_DS),
+    ("h200-sxm", "fp8.matrix.sparse", 3958, H200_DS),
+    ("b200", "fp4.matrix.sparse", 18000, BW_DS),
+    ("b200", "fp4.matrix.dense", 72000 / 8, DGX_B200),
+    ("b200", "bf16.matrix.dense", 2250, "HGX page: 'Dense is one-half sparse spec shown'"),
+    ("b200", "memory", 180, BW_DS),
+    ("b200", "bandwidth", 7700, BW_DS),
+    ("b200", "tdp", 1000, BW_DS),
+    ("b200", "interconnect", 1800, BW_DS),
+    ("l4", "fp16.matrix.sparse", 242, L4_PAGE),
+    ("l4", "fp16.matrix.dense", 121, L4_PAGE + ": 'one-half lower without sparsity'"),
+    ("l4", "tdp", 72, L4_PAGE),
+    ("l40s", "fp32.vector", 91.6, L40S_PAGE),
+    ("l40s", "fp8.matrix.dense", 733, L40S_PAGE),
+    ("l40s", "bandwidth", 864, L40S_PAGE),
+    ("rtx-3090", "fp32.vector", 35.6, GA102_WP),
+    ("rtx-3090", "int8.matrix.dense", 284, GA102_WP),
+    ("rtx-4090", "fp32.vector", 82.6, ADA_WP),
+    ("rtx-4090", "fp16.vector", 82.6, ADA_WP),  # on the shaders, not the Tensor Cores
+    ("rtx-4090", "fp8.matrix.sparse", 660.6, ADA_WP + ", FP32 accumulate"),
+    ("rtx-4090", "int8.matrix.sparse", 1321.2, ADA_WP),
+    ("rtx-5090", "fp4.matrix.sparse", 3352, RTXBW_WP),
+    ("rtx-5090", "tdp", 575, RTXBW_WP),
+    ("rtx-4060", "fp8.matrix.sparse", 242, RTX4060_PAGE + ": '242 AI TOPS'"),
+    ("rtx-4060", "tdp", 115, RTX4060_PAGE),
+    ("rtx-pro-6000-blackwell", "memory", 96, PRO6000_PAGE),
+    ("rtx-pro-6000-blackwell", "fp32.vector", 125, PRO6000_PAGE),
+    ("rtx-pro-6000-blackwell", "fp4.matrix.sparse", 4000, PRO6000_PAGE + ": '4000 AI TOPS'"),
+    ("rtx-pro-6000-blackwell", "tdp", 600, PRO6000_PAGE),
+    ("dgx-spark", "memory", 128, SPARK_PAGE),
+    ("dgx-spark", "bandwidth", 273, SPARK_PAGE),
+    ("dgx-spark", "memory_type", "LPDDR5X", SPARK_PAGE),
+    ("dgx-spark", "fp4.matrix.sparse", 1000, SPARK_PAGE + ": '1 PFLOP FP4'"),
+    ("mi300x", "bf16.matrix.dense", 1307.4, CDNA3_WP),
+    ("mi300x", "bf16.matrix.sparse", 2614.9, CDNA3_WP),
+    ("mi300x", "fp8.matrix.dense", 2614.9, CDNA3_WP),
+    ("mi300x", "fp64.matrix", 163.4, CDNA3_WP),
+    ("mi300x", "memory", 192, CDNA3_WP),
+    ("mi300x", "bandwidth", 5300, CDNA3_WP),
+    ("mi300x", "tdp", 750, CDNA3_WP),
+    ("mi325x", "memory", 256, CDNA3_WP),
+    ("mi325x", "bandwidth", 6000, CDNA3_WP),
+    ("mi325x", "tdp", 1000, CDNA3_WP),
+    ("mi250x", "bf16.matrix", 383, CDNA3_WP),
+    ("mi250x", "fp64.vector", 47.9, CDNA3_WP),
+    ("mi250x", "bandwidth", 3.2 * 8192 / 8, CDNA3_WP + ": 3.2 Gbps x 8,192 bits"),
+    ("mi355x", "memory", 288, MI355X_PAGE),
+    ("mi355x", "bandwidth", 8000, MI355X_PAGE),
+    ("mi355x", "bf16.matrix", 2500, MI355X_PAGE),
+    ("mi355x", "fp4.matrix", 10100, MI355X_PAGE),
+    ("mi355x", "fp64.vector", 78.6, MI355X_PAGE),
+    ("mi355x", "tdp", 1400, MI355X_PAGE),
+    ("radeon-rx-7900-xtx", "fp32.vector", 61.4, RX7900_PAGE),
+    ("radeon-rx-7900-xtx", "fp16.vector", 122.8, RX7900_PAGE),
+    ("radeon-rx-7900-xtx", "tdp", 355, RX7900_PAGE),
+    ("epyc-9654", "tdp", 360, "EPYC 9654 product page"),
+    ("gaudi-3", "bf16.matrix", 1835, GAUDI3_WP),
+    ("gaudi-3", "fp8.matrix", 1835, GAUDI3_WP),
+    ("gaudi-3", "bf16.vector", 28.7, GAUDI3_WP),
+    ("gaudi-3", "bandwidth", 3700, GAUDI3_WP),
+    ("gaudi-3", "interconnect", 1200, GAUDI3_WP + ": 24 x 200 GbE"),
+    ("gaudi-3", "tdp", 900, GAUDI3_WP + ": HL-325L air-cooled OAM"),
+]
+
+
+def value(dataset, device_id, field):
+    found = field_value(dataset.device(device_id), field)
+    assert found is not None, f"{device_id} does not state {field}"
+    return found.value
+
+
+def entry(dataset, device_id, precision, unit, sparsity="dense"):
+    return next(e for e in dataset.device(device_id)["compute"] if (e["precision"], e["unit"], e["sparsity"]) == (precision, unit, sparsity))
+
+
+@pytest.mark.parametrize("device_id, field, expected, document", PUBLISHED, ids=lambda v: v if isinstance(v, str) else None)
+def test_published_value(dataset, device_id, field, expected, document):
+    wanted = pytest.approx(expected) if isinstance(expected, float) else expected
+    assert value(dataset, device_id, field) == wanted, document
+
+
+@pytest.mark.parametrize("folder", sorted(REQUIRED))
+def test_required_devices_are_in_their_vendor_folder(dataset, folder):
+    for device_id in REQUIRED[folder]:
+        assert device_id in dataset.devices, device_id
+        assert dataset.files["devices"][device_id] == f"data/hardware/{folder}/{device_id}.yaml"
+
+
+@pytest.mark.parametrize("device_id", ALL_REQUIRED)
+def test_sources_are_dated_and_published(dataset, device_id):
+    for key, source in dataset.device(device_id)["sources"].items():
+        assert source["accessed"] == "2026-12-02", (device_id, key)
+        assert source.get("publisher"), (device_id, key)
+
+
+@pytest.mark.parametrize("device_id", ALL_REQUIRED)
+def test_every_gpu_and_cpu_states_the_basics(dataset, device_id):
+    device = dataset.device(device_id)
+    assert device["launch_year"] >= 2017
+    assert "power" in device
+    assert device["software"]
+    if device_id != "dgx-spark":  # NVIDIA gives no FP32 figure for the DGX Spark
+        assert field_value(device, "fp32.vector") is not None or field_value(device, "bf16.vector") is not None
+
+
+# --- NVIDIA data centre -----------------------------------------------------
+
+
+def test_nvidia_datacenter_parts(dataset):
+    for device_id in NVIDIA_DATACENTER:
+        device = dataset.device(device_id)
+        assert (device["vendor"], device["kind"], device["segment"]) == ("NVIDIA", "gpu", "datacenter")
+
+
+def test_v100_has_fp16_tensor_cores_only(dataset):
+    v100 = dataset.device("v100-sxm2-32gb")
+    assert {e["precision"] for e in v100["compute"] if e["unit"] == "matrix"} == {"fp16"}
+    assert all(e["sparsity"] == "dense" for e in v100["compute"])  # no sparsity before Ampere
+
+
+def test_h200_keeps_nvidias_sparse_only_tensor_figures(dataset):
+    # The H200 datasheet gives Tensor Core figures "with sparsity" only; none is invented.
+    for precision in ("tf32", "bf16", "fp16", "fp8", "int8"):
+        assert field_value(dataset.device("h200-sxm"), f"{precision}.matrix.dense") is None
+        assert field_value(dataset.device("h200-sxm"), f"{precision}.matrix.sparse") is not None
+
+
+def test_b200_states_its_power_configuration(dataset):
+    assert "1,000 W" in dataset.device("b200")["power"]["note"]
+    assert "1,000 W" in dataset.device("b200")["notes"]
+
+
+# Pairs the vendor itself prints inconsistently; kept as published and explained in the device's note.
+PUBLISHED_INCONSISTENT_PAIRS = {("l40s", "bf16", "matrix"), ("l40s", "fp16", "matrix")}
+
+
+def sparse_dense_pairs(device):
+    figures = {(e["precision"], e["unit"], e["sparsity"]): e["tflops"] for e in device["compute"]}
+    for (precision, unit, sparsity), sparse in figures.items():
+        if sparsity == "sparse" and (precision, unit, "dense") in figures:
+            yield precision, unit, figures[(precision, unit, "dense")], sparse
+
+
+def test_nvidia_datacenter_sparse_figures_are_twice_dense(dataset):
+    """Since Ampere, 2:4 sparsity exactly doubles Tensor Core throughput.
+
+    Allowed slack is one unit in the last printed digit (989.4 x 2 = 1,978.8
+    is printed 1,978.9 in the Hopper whitepaper).
+    """
+    checked = 0
+    for device_id in NVIDIA_DATACENTER:
+        device = dataset.device(device_id)
+        for precision, unit, dense, sparse in sparse_dense_pairs(device):
+            if (device_id, precision, unit) in PUBLISHED_INCONSISTENT_PAIRS:
+                assert "does not match" in entry(dataset, device_id, precision, unit)["note"]
+                continue
+            assert math.isclose(sparse, 2 * dense, abs_tol=0.1 + 1e-9), (device_id, precision, dense, sparse)
+            checked += 1
+    assert checked >= 30  # the A100s, H100s, B200, L4 and L40S state 34 pairs
+
+
+# --- Consumer and workstation cards --------------------------------------------
+
+CONSUMER = ["rtx-3090", "rtx-4060", "rtx-4090", "rtx-5090", "radeon-rx-7900-xtx"]
+
+
+def test_no_consumer_or_workstation_card_claims_hbm(dataset):
+    cards = [d for d in dataset.devices.values() if d["kind"] == "gpu" and d["segment"] in ("consumer", "workstation")]
+    assert {d["id"] for d in cards} >= set(CONSUMER) | {"rtx-pro-6000-blackwell", "dgx-spark"}
+    for device in cards:
+        assert not device["memory"]["type"].upper().startswith("HBM"), device["id"]
+
+
+@pytest.mark.parametrize(
+    "device_id, fp32_accumulate, fp16_accumulate, fp32",
+    [
+        ("rtx-3090", 71, "142", 35.6),  # GA102 whitepaper, appendix A
+        ("rtx-4090", 165.2, "330.3", 82.6),  # Ada whitepaper
+        ("rtx-5090", 209.5, "419", 104.8),  # RTX Blackwell whitepaper
+    ],
+)
+def test_geforce_tensor_figures_use_fp32_accumulate(dataset, device_id, fp32_accumulate, fp16_accumulate, fp32):
+    """GeForce Tensor Cores run FP16 at half rate when accumulating in FP32, which training uses.
+    The data set stores that rate; the FP16-accumulate rate appears only in the note."""
+    assert value(dataset, device_id, "bf16.matrix.dense") == fp32_accumulate
+    assert value(dataset, device_id, "fp16.matrix.dense") == fp32_accumulate
+    note = entry(dataset, device_id, "fp16", "matrix")["note"]
+    assert "FP32 accumulate" in note and fp16_accumulate in note
+    assert value(dataset, device_id, "fp32.vector.dense") == fp32
+
+
+@pytest.mark.parametrize(
+    "device_id, gbps_per_pin, bus_bits",
+    [
+        ("rtx-3090", 19.5, 384),
+        ("rtx-4090", 21, 384),
+        ("rtx-5090", 28, 512),
+        ("rtx-4060", 17, 128),
+        ("rtx-pro-6000-blackwell", 28, 512),
+        ("radeon-rx-7900-xtx", 20, 384),
+        ("l40s", 18, 384),
+    ],
+)
+def test_gddr_bandwidth_is_data_rate_times_bus_width(dataset, device_id, gbps_per_pin, bus_bits):
+    """Peak GDDR bandwidth (GB/s) = per-pin data rate (Gbit/s) x bus width (bits) / 8."""
+    assert value(dataset, device_id, "bandwidth") == pytest.approx(gbps_per_pin * bus_bits / 8)
+
+
+@pytest.mark.parametrize(
+    "device_id, usd, as_of",
+    [
+        ("rtx-3090", 1499, "2020-09"),
+        ("rtx-4090", 1599, "2022-09"),
+        ("rtx-4060", 299, "2023-05"),
+        ("rtx-5090", 1999, "2025-01"),
+        ("radeon-rx-7900-xtx", 999, "2022-11"),
+    ],
+)
+def test_launch_prices(dataset, device_id, usd, as_of):
+    price = dataset.device(device_id)["price"]
+    assert (price["usd"], price["kind"], price["as_of"]) == (usd, "launch-msrp", as_of)
+
+
+def test_only_cards_with_a_dated_launch_price_have_one(dataset):
+    priced = {i for i in ALL_REQUIRED if "price" in dataset.device(i)}
+    assert priced == {"rtx-3090", "rtx-4090", "rtx-4060", "rtx-5090", "radeon-rx-7900-xtx"}
+
+
+def test_sparse_only_vendor_figures_stay_sparse(dataset):
+    for device_id in ("rtx-4060", "rtx-pro-6000-blackwell", "dgx-spark"):
+        assert all(e["sparsity"] == "sparse" for e in dataset.device(device_id)["compute"] if e["unit"] == "matrix")
+
+
+# --- AMD, Intel and the CPU -------------------------------------------------------
+
+
+def test_mi300x_and_mi325x_share_compute(dataset):
+    # Same die and clock; the CDNA 3 whitepaper prints identical compute columns.
+    figures = {i: {(e["precision"], e["unit"], e["sparsity"]): e["tflops"] for e in dataset.device(i)["compute"]} for i in ("mi300x", "mi325x")}
+    assert figures["mi300x"] == figures["mi325x"]
+
+
+def test_missing_precisions_stay_missing(dataset):
+    assert field_value(dataset.device("mi250x"), "fp8.matrix") is None  # CDNA 2: no FP8
+    assert not any(e["sparsity"] == "sparse" for e in dataset.device("mi250x")["compute"])  # nor sparsity
+    assert field_value(dataset.device("mi355x"), "tf32.matrix") is None  # CDNA 4: no TF32 matrix path
+    assert field_value(dataset.device("a100-sxm-80gb"), "fp8.matrix") is None  # Ampere: no FP8
+
+
+def test_epyc_9654_figures_are_cores_times_clock_times_flop_per_cycle(dataset):
+    """AMD product page: 96 cores, 2.4 GHz base, 12 channels DDR5-4800.
+    Zen 4 optimization guide: two 256-bit FMA pipes per core, so 16 FP64 / 32 FP32 FLOP per cycle."""
+    cores, base_ghz = 96, 2.4
+    assert value(dataset, "epyc-9654", "fp64.vector") == pytest.approx(cores * base_ghz * 16 / 1000)
+    assert value(dataset, "epyc-9654", "fp32.vector") == pytest.approx(cores * base_ghz * 32 / 1000)
+    assert value(dataset, "epyc-9654", "bandwidth") == pytest.approx(12 * 8 * 4800 / 1000)
+    assert dataset.device("epyc-9654")["kind"] == "cpu"
+    for compute in dataset.device("epyc-9654")["compute"]:
+        assert "96 cores" in compute["note"] and "2.4 GHz" in compute["note"]
+
+
+def test_gaudi_3_is_an_asic(dataset):
+    assert (dataset.device("gaudi-3")["kind"], dataset.device("gaudi-3")["vendor"]) == ("asic", "Intel")

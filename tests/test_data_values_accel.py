@@ -1,0 +1,204 @@
+"""Published reference values of the TPUs, ASICs, FPGAs and NPUs in the data set.
+
+Each assertion names the primary source the figure comes from, so a wrong
+edit to a device file fails here with the source to check against. Units as
+in the schema: GiB, GB/s, TFLOP/s (TOPS for integer precisions), W.
+"""
+
+import pytest
+
+from atlas.fields import field_value
+from atlas.frame import KINDS
+
+
+def value(dataset, device_id: str, field: str):
+    found = field_value(dataset.device(device_id), field)
+    assert found is not None, f"{device_id} does not state {field}"
+    return found.value
+
+
+# --- Google TPUs: Cloud TPU documentation, "System architecture" of each version ---
+
+TPUS = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7")
+
+
+@pytest.mark.parametrize(
+    "device_id, field, expected",
+    [
+        # https://docs.cloud.google.com/tpu/docs/v4: "275 teraflops (bf16 or int8)", "32 GiB, 1200 GBps"
+        ("tpu-v4", "bf16.matrix.dense", 275),
+        ("tpu-v4", "int8.matrix.dense", 275),
+        ("tpu-v4", "memory", 32),
+        ("tpu-v4", "bandwidth", 1200),
+        # https://docs.cloud.google.com/tpu/docs/v5e: 197 TFLOPs bf16, 393 TOPs int8, "16 GB, 819 GBps"
+        ("tpu-v5e", "bf16.matrix.dense", 197),
+        ("tpu-v5e", "int8.matrix.dense", 393),
+        ("tpu-v5e", "memory", 16),
+        ("tpu-v5e", "bandwidth", 819),
+        ("tpu-v5e", "interconnect", 400),
+        # https://docs.cloud.google.com/tpu/docs/v5p: 459 TFLOPs bf16, 95 GiB, 2765 GBps, ICI 1200 GBps
+        ("tpu-v5p", "bf16.matrix.dense", 459),
+        ("tpu-v5p", "memory", 95),
+        ("tpu-v5p", "bandwidth", 2765),
+        ("tpu-v5p", "interconnect", 1200),
+        # https://docs.cloud.google.com/tpu/docs/v6e: 918 TFLOPs bf16, 1836 TOPs int8, 32 GB, 1638 GBps
+        ("tpu-v6e", "bf16.matrix.dense", 918),
+        ("tpu-v6e", "int8.matrix.dense", 1836),
+        ("tpu-v6e", "memory", 32),
+        ("tpu-v6e", "bandwidth", 1638),
+        # https://docs.cloud.google.com/tpu/docs/tpu7x: 2307 bf16, 4614 fp8, 192 GiB, 7380 GBps
+        ("tpu-v7", "bf16.matrix.dense", 2307),
+        ("tpu-v7", "fp8.matrix.dense", 4614),
+        ("tpu-v7", "memory", 192),
+        ("tpu-v7", "bandwidth", 7380),
+    ],
+)
+def test_tpu_reference_values(dataset, device_id, field, expected):
+    assert value(dataset, device_id, field) == expected
+
+
+@pytest.mark.parametrize("device_id", TPUS)
+def test_every_tpu_is_a_cloud_only_tpu(dataset, device_id):
+    device = dataset.device(device_id)
+    assert (device["kind"], device["segment"], device["availability"]) == ("tpu", "cloud-only", "cloud-only")
+
+
+@pytest.mark.parametrize("device_id", TPUS)
+def test_tpu_peaks_are_dense_matrix_figures(dataset, device_id):
+    """Google quotes MXU peaks without sparsity; a sparse or vector entry would be a filing mistake."""
+    for entry in dataset.device(device_id)["compute"]:
+        assert (entry["unit"], entry["sparsity"]) == ("matrix", "dense"), entry
+
+
+def test_tpu_int8_doubles_bf16_from_v5_on(dataset):
+    """v4 runs int8 at the bf16 rate; v5e, v5p and v6e run it at twice the rate (Google's tables)."""
+    assert value(dataset, "tpu-v4", "int8.matrix") == value(dataset, "tpu-v4", "bf16.matrix")
+    for device_id in ("tpu-v5e", "tpu-v5p", "tpu-v6e"):
+        ratio = value(dataset, device_id, "int8.matrix") / value(dataset, device_id, "bf16.matrix")
+        assert ratio == pytest.approx(2, abs=0.01), device_id
+
+
+# --- AWS Neuron documentation: Trainium2 and Inferentia2 architecture pages ---
+
+
+@pytest.mark.parametrize(
+    "device_id, field, expected",
+    [
+        # Trainium2: "1,299 FP8 TFLOPS, 667 BF16/FP16/TF32 TFLOPS, 2,563 ... sparse TFLOPS, 181 FP32 TFLOPS",
+        # "96 GiB of device memory with 2.9 TB/sec", NeuronLink-v3 "1.28 TB/sec bandwidth per chip"
+        ("trainium2", "fp8.matrix.dense", 1299),
+        ("trainium2", "bf16.matrix.dense", 667),
+        ("trainium2", "fp8.matrix.sparse", 2563),
+        ("trainium2", "fp32.matrix.dense", 181),
+        ("trainium2", "memory", 96),
+        ("trainium2", "bandwidth", 2900),
+        ("trainium2", "interconnect", 1280),
+        # Inferentia2: "380 INT8 TOPS, 190 FP16/BF16/cFP8/TF32 TFLOPS, and 47.5 FP32 TFLOPS", 32 GiB HBM
+        ("inferentia2", "int8.matrix.dense", 380),
+        ("inferentia2", "bf16.matrix.dense", 190),
+        ("inferentia2", "fp32.matrix.dense", 47.5),
+        ("inferentia2", "memory", 32),
+        ("inferentia2", "bandwidth", 820),
+    ],
+)
+def test_aws_reference_values(dataset, device_id, field, expected):
+    assert value(dataset, device_id, field) == expected
+
+
+def test_trainium2_sparse_figure_is_not_filed_for_16_bit_formats(dataset):
+    """AWS's one sparse figure is ~3.8x the BF16 rate (patterns beyond 2:4); filing it as BF16 sparse would mislead."""
+    for field in ("bf16.matrix.sparse", "fp16.matrix.sparse", "tf32.matrix.sparse"):
+        assert field_value(dataset.device("trainium2"), field) is None
+
+
+# --- SRAM-only designs ----------------------------------------------------------
+
+
+def test_groq_sram_is_220_mib(dataset):
+    # Groq ISCA 2020 / Hot Chips 34: 220 MiB of SRAM (= 230 decimal MB in Groq's product brief).
+    device = dataset.device("groq-lpu")
+    assert device["memory"]["type"] == "SRAM"
+    assert device["memory"]["capacity_gib"] == pytest.approx(220 / 1024, abs=0.001)
+    assert device["memory"]["capacity_gib"] * 2**30 == pytest.approx(230e6, rel=0.01)
+
+
+def test_groq_peaks(dataset):
+    # GroqChip product description (via ALCF): 750 TOPS (INT8) and 188 TFLOPS (FP16) at 900 MHz.
+    assert value(dataset, "groq-lpu", "int8.matrix.dense") == 750
+    assert value(dataset, "groq-lpu", "fp16.matrix.dense") == 188
+    assert value(dataset, "groq-lpu", "bandwidth") == 80_000
+
+
+def test_cerebras_wse3_sram_and_sparse_only_peak(dataset):
+    # Cerebras WSE-3 announcement: 44 GB on-chip SRAM (decimal GB), 21 PB/s, 125 PFLOPS peak AI compute.
+    device = dataset.device("cerebras-wse-3")
+    assert device["memory"]["type"] == "SRAM"
+    assert device["memory"]["capacity_gib"] * 2**30 == pytest.approx(44e9, rel=0.01)
+    assert value(dataset, "cerebras-wse-3", "bandwidth") == 21_000_000
+    # 125 PFLOPS counts sparsity: it must never appear as a dense figure.
+    assert value(dataset, "cerebras-wse-3", "fp16.vector.sparse") == 125_000
+    assert all(e["sparsity"] == "sparse" for e in device["compute"])
+
+
+# --- Cards, SoCs, FPGAs and NPUs -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "device_id, field, expected",
+    [
+        # Tenstorrent Wormhole n300s spec table: 24 GB GDDR6, 576 GB/s, FP8 466, FP16 131 TFLOPS, TBP 300 W
+        ("tenstorrent-wormhole-n300", "memory", 24),
+        ("tenstorrent-wormhole-n300", "bandwidth", 576),
+        ("tenstorrent-wormhole-n300", "fp8.matrix.dense", 466),
+        ("tenstorrent-wormhole-n300", "fp16.matrix.dense", 131),
+        ("tenstorrent-wormhole-n300", "tdp", 300),
+        # Apple newsroom (Oct 2024): M4 Max up to 128 GB unified memory, 546 GB/s; M4 Neural Engine 38 TOPS
+        ("apple-m4-max", "memory", 128),
+        ("apple-m4-max", "bandwidth", 546),
+        ("apple-m4-max", "int8.matrix.dense", 38),
+        # Apple Mac Studio (2025) specs: M3 Ultra up to 512 GB unified memory, 819 GB/s
+        ("apple-m3-ultra", "memory", 512),
+        ("apple-m3-ultra", "bandwidth", 819),
+        # Intel ARK, Core Ultra 9 288V: NPU Peak TOPS (Int8) 48, 32 GB on-package memory, base power 30 W
+        ("intel-core-ultra-9-288v-npu", "int8.matrix.dense", 48),
+        ("intel-core-ultra-9-288v-npu", "memory", 32),
+        ("intel-core-ultra-9-288v-npu", "tdp", 30),
+    ],
+)
+def test_card_soc_reference_values(dataset, device_id, field, expected):
+    assert value(dataset, device_id, field) == expected
+
+
+def test_m3_ultra_gpu_peak_follows_its_stated_derivation(dataset):
+    """80 cores x 128 FP32 ALUs x 2 FLOP x 1.398 GHz, as the entry's note says."""
+    assert value(dataset, "apple-m3-ultra", "fp32.vector.dense") == pytest.approx(80 * 128 * 2 * 1.398 / 1000, abs=0.05)
+
+
+def test_npu_bandwidth_follows_lpddr5x_8533_on_128_bits(dataset):
+    assert value(dataset, "intel-core-ultra-9-288v-npu", "bandwidth") == pytest.approx(8533e6 * 16 / 1e9, abs=0.1)
+
+
+def test_vc1902_ai_engine_peak_follows_amd_formula(dataset):
+    # AMD PG389: 256 INT8 operations per clock per AI Engine; VC1902 has 400 AI Engines (UG1702),
+    # clocked at 1.25 GHz on the VCK190's -2MP part.
+    assert value(dataset, "versal-ai-core-vc1902", "int8.matrix.dense") == pytest.approx(400 * 256 * 1.25e9 / 1e12)
+
+
+def test_apple_socs_are_filed_as_gpus_with_the_reason_stated(dataset):
+    for device_id in ("apple-m4-max", "apple-m3-ultra"):
+        device = dataset.device(device_id)
+        assert device["kind"] == "gpu"
+        assert "Neural Engine" in device["notes"] and "NPU" in device["notes"]
+# --- Every kind is represented --------------------------------------------------
+
+# The GPU and CPU halves of the data set come from another branch (data-gpus);
+# until it is merged those two kinds may be missing, every other kind may not.
+KINDS_FROM_OTHER_BRANCH = {"gpu", "cpu"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_kind_has_a_device(dataset, kind):
+    devices = [d["id"] for d in dataset.devices.values() if d["kind"] == kind]
+    if not devices and kind in KINDS_FROM_OTHER_BRANCH:
+        pytest.skip(f"no '{kind}' device yet: that half of the data set comes from the data-gpus branch")
+    assert devices, f"no device of kind '{kind}' in the data set"
