@@ -95,3 +95,11 @@ def site_bundle(root: Path = REPO_ROOT) -> tuple[bytes, str]:
 
     content = bundle_zip(pyweb.PACKAGES, root)
     return content, version_of(content)
+
+
+def site_data(dataset) -> tuple[bytes, str]:
+    """The data export the browser reads (``atlas-data.json``) and its version hash."""
+    from atlas.export import export_json
+
+    content = export_json(dataset).encode("utf-8")
+    return content, version_of(content)

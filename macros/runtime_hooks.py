@@ -21,11 +21,12 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from atlas import webbundle  # noqa: E402
+from atlas.dataset import load_dataset  # noqa: E402
 
 
 @event_priority(-100)  # after mkdocs-static-i18n, which expects every file to exist on disk
 def on_files(files, config, **kwargs):
-    generated = {f"{webbundle.PYODIDE_DIR}/pyodide-lock.json": None, webbundle.BUNDLE_PATH: None}
+    generated = {}
     try:
         for src, dest in webbundle.pyodide_files():
             if not src.is_file():
@@ -33,6 +34,7 @@ def on_files(files, config, **kwargs):
             generated[dest] = src
         generated[f"{webbundle.PYODIDE_DIR}/pyodide-lock.json"] = webbundle.pyodide_lock()
         generated[webbundle.BUNDLE_PATH] = webbundle.site_bundle()[0]
+        generated[webbundle.DATA_PATH] = webbundle.site_data(load_dataset())[0]
     except (OSError, KeyError, ValueError) as exc:
         raise Abort(f"Cannot add the in-page Python runtime to the site: {exc}") from None
     for dest, content in generated.items():

@@ -14,7 +14,8 @@ To put another pure-Python feature on the same runtime (e.g. a kernel demo):
    (finite numbers only);
 2. add ``"your.name": "yourpackage.module:f"`` to ``ENTRY_POINTS`` and your
    package to ``PACKAGES`` (the build zips exactly those packages from their
-   one source folder);
+   one source folder); a ``warm()`` function in that module, if present,
+   runs while the page still shows "loading" (read data, import heavy code);
 3. in the page, ``import { startRuntime } from ".../pyodide-client.mjs"`` and
    ``await runtime.call("your.name", payload)``.
 
@@ -31,11 +32,12 @@ import math
 import traceback
 
 # Packages zipped into the browser bundle, each from its one source folder.
-PACKAGES = ("pyweb", "l10n")
+PACKAGES = ("pyweb", "l10n", "calculators", "charts", "calcview")
 
 # Entry points the page may call: public name -> "module:function".
 ENTRY_POINTS: dict[str, str] = {
     "pyweb.ping": "pyweb:ping",
+    "calculators.render": "calcview.browser:render_entry",
 }
 
 # Where the worker writes the data files it fetched (Emscripten file system).
@@ -110,7 +112,11 @@ def call(name: str, payload_json: str) -> str:
 
 
 def warm(names: list[str]) -> list[str]:
-    """Import the modules behind the entry points ``names`` ahead of the first call."""
+    """Import the modules behind the entry points ``names`` ahead of the first call,
+    and run each module's ``warm()`` if it has one (e.g. to read its data)."""
     for name in names:
+        module = importlib.import_module(ENTRY_POINTS[name].partition(":")[0])
         resolve(name)
+        if callable(getattr(module, "warm", None)):
+            module.warm()
     return list(names)
