@@ -94,7 +94,9 @@ def choices(param: Param, catalog) -> list[str]:
 def _select(param: Param, value, command: str, lang: str, catalog) -> str:
     options = []
     if param.default is None and param.kind != "model" and param.name != "device":
-        options.append(el("option", text(l10n.t(lang, f"calc.auto.{param.name}")), value=""))
+        key = f"calc.auto.{command}.{param.name}"
+        key = key if key in l10n.labels(lang) else f"calc.auto.{param.name}"
+        options.append(el("option", text(l10n.t(lang, key)), value=""))
     for choice in choices(param, catalog):
         options.append(el("option", text(_choice_label(param, choice, lang, catalog)), value=choice,
                           selected=(choice == value)))
