@@ -110,7 +110,7 @@ def speed_table(result: dict, lang: str) -> str:
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
     head = t(
         "cli.speed_heading",
-        model=result["model"] or "-",
+        model=result["model_name"] or "-",
         workload=t(f"workload.{result['workload']}"),
         weights=result["weights"] or "-",
         context=display("context", result["context"], lang),

@@ -352,3 +352,12 @@ def all_defaults() -> list[Default]:
                 "B sequences each pick k of E experts; routing assumed uniform and independent"),
     ]
     return out
+
+
+def describe() -> list[dict]:
+    """Every default as a JSON-able dict (key, value, unit, note, source URL, title and what it says)."""
+    return [
+        {"key": item.key, "value": item.value, "unit": item.unit, "note": item.note,
+         "source": {"url": item.source.url, "title": item.source.title, "says": item.source.says}}
+        for item in all_defaults()
+    ]

@@ -18,7 +18,7 @@ vram and speed
   batch            concurrent sequences (inference) or micro-batch per replica (training)
   group_size       int4 quantisation group [weights]
   double_quant     nf4 double quantisation [true/false]
-  num_devices      devices in total
+  num_devices      devices in total (inference: the model is split over them unless tp says otherwise)
   gradient_checkpointing  full activation recomputation [true/false]
   custom model: params_b [10^9 parameters], layers, hidden, intermediate, heads,
                 kv_heads, head_dim, vocab
@@ -95,7 +95,8 @@ PARAMETERS: tuple[Param, ...] = (
     Param("batch", "int", BOTH, "concurrent sequences (training: micro-batch per replica)", 1, 1, 100_000),
     Param("group_size", "int", BOTH, "int4 (GPTQ/AWQ) group size in weights", 128, 8, 65_536),
     Param("double_quant", "bool", BOTH, "nf4 double quantisation (true/false)", True),
-    Param("num_devices", "int", BOTH, "devices in total (default: tp)", None, 1, 100_000),
+    Param("num_devices", "int", BOTH, "devices in total (default: tp); inference splits the model over them", None, 1,
+          100_000),
     Param("gradient_checkpointing", "bool", BOTH, "full activation recomputation (true/false)", False),
     Param("params_b", "float", BOTH, "custom model: parameters in billions", None, 0, 100_000, True),
     Param("layers", "int", BOTH, "custom model: transformer layers", None, 1, 10_000),
@@ -239,13 +240,14 @@ def parse(command: str, raw: dict, catalog: Catalog) -> dict:
             value = None
         values[param.name] = param.default if value is None else value
     bad = {e.field_name for e in errors}
-    errors += _cross_checks(command, values, bad)
+    given = {k for k, v in raw.items() if k in BY_NAME and not (v is None or (isinstance(v, str) and not v.strip()))}
+    errors += _cross_checks(command, values, bad, given)
     if errors:
         raise ValidationError(errors)
     return values
 
 
-def _cross_checks(command: str, v: dict, bad: set) -> list[FieldError]:
+def _cross_checks(command: str, v: dict, bad: set, given: set) -> list[FieldError]:
     errors: list[FieldError] = []
     needs_model = command == "vram" or v.get("workload") != "kernel"
     if needs_model and v["model"] is None and "model" not in bad:
@@ -271,6 +273,8 @@ def _cross_checks(command: str, v: dict, bad: set) -> list[FieldError]:
                                 allowed=[f for f, w in d.WEIGHT_FORMATS.items() if w.kind != "gguf"]))
         if v["num_devices"] is None:
             v["num_devices"] = v["tp"]
+        elif mode == "inference" and "tp" not in given:
+            v["tp"] = v["num_devices"]  # inference on N devices splits the model over them
         elif v["num_devices"] % v["tp"] and "tp" not in bad:
             errors.append(error("num_devices", "error.not_multiple", num_devices=v["num_devices"], tp=v["tp"]))
     else:
@@ -283,3 +287,27 @@ def _cross_checks(command: str, v: dict, bad: set) -> list[FieldError]:
         if v["workload"] == "kernel" and not (v["flops"] or v["bytes"]) and not {"flops", "bytes"} & bad:
             errors.append(error("flops", "error.kernel_empty"))
     return errors
+
+
+def describe(command: str, catalog: Catalog) -> list[dict]:
+    """The parameters of ``command`` as JSON-able dicts, for building a form: name, kind, default, bounds,
+    allowed values (ids for models and devices) and the translation key of the label."""
+    out = []
+    for param in params_for(command):
+        if param.kind == "model":
+            choices = catalog.model_ids() + [CUSTOM]
+        elif param.kind == "device":
+            choices = catalog.device_ids()
+        else:
+            choices = list(param.choices)
+        out.append({
+            "name": param.name,
+            "kind": param.kind,
+            "default": param.default,
+            "minimum": param.minimum,
+            "maximum": param.maximum,
+            "exclusive_minimum": param.exclusive_minimum,
+            "choices": choices,
+            "label": f"param.{param.name}",
+        })
+    return out

@@ -178,6 +178,7 @@ def estimate_speed(
     result = {
         "workload": opts.workload,
         "model": model.id if model else None,
+        "model_name": model.name if model else None,
         "weights": opts.weights if model else None,
         "precision": opts.compute_precision if model or opts.precision else "bf16",
         "kv_cache": opts.kv_cache,

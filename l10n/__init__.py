@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Context, Decimal
 from functools import cache
 from pathlib import Path
 
@@ -82,7 +82,10 @@ def format_number(value: float, lang: str, decimals: int = 1, *, trim: bool = Tr
         raise ValueError(f"cannot format non-finite number {value!r}")
     sym = _SYMBOLS[lang]
     quantum = Decimal(1).scaleb(-decimals)
-    rounded = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_EVEN)
+    exact = Decimal(repr(float(value)))
+    # Enough digits for the whole part plus the decimals: Decimal's default 28 fails from 1e28 on.
+    context = Context(prec=max(28, exact.adjusted() + decimals + 2))
+    rounded = exact.quantize(quantum, rounding=ROUND_HALF_EVEN, context=context)
     whole, _, frac = f"{abs(rounded):f}".partition(".")
     if trim:
         frac = frac.rstrip("0")

@@ -32,3 +32,18 @@ def test_language_switcher_goes_to_twin(page, site_server):
     page.locator('a.md-select__link[hreflang="de"]').first.dispatch_event("click")
     page.wait_for_url("**/de/compare/")
     assert page.locator("h1").inner_text().rstrip("¶") == "Hardware-Vergleich"
+
+
+@pytest.mark.parametrize(
+    "path, expected",
+    [("/hardware/gpus/", "High Bandwidth Memory: DRAM dies stacked"), ("/de/hardware/gpus/", "gestapelte DRAM-Chips")],
+)
+def test_glossary_tooltip_in_the_page_language(page, site_server, path, expected):
+    page.goto(site_server + path)
+    term = page.locator("article abbr", has_text="HBM").first
+    term.scroll_into_view_if_needed()
+    term.hover()
+    tooltip = page.locator(".md-tooltip2, .md-tooltip").filter(has_text=expected).first
+    tooltip.wait_for(state="visible", timeout=5000)
+    assert same_origin(page.requests_seen, site_server) == []
+    assert page.console_errors == []

@@ -122,3 +122,21 @@ def test_no_result_number_is_nan_or_infinite_for_huge_inputs():
     r = ok("vram", model="custom", params_b=100000, layers=10000, hidden=1000000, heads=100000, kv_heads=100000,
            head_dim=100000, vocab=10000000, context=10000000, batch=100000)
     assert math.isfinite(r["total_gib"])
+
+
+def test_huge_numbers_in_messages_are_formatted():
+    (e,) = errors("speed", model="llama-3.1-8b", device="h100-sxm", flops=1e31, workload="kernel")
+    assert e["key"] == "error.too_large" and "10,000,000,000,000,000,000,000,000,000,000" in e["message"]
+
+
+def test_form_description_and_defaults_are_plain_json():
+    from calculators import defaults, inputs
+
+    form = inputs.describe("speed", catalog())
+    by_name = {p["name"]: p for p in form}
+    assert "h100-sxm" in by_name["device"]["choices"] and by_name["workload"]["default"] == "decode"
+    assert by_name["context"]["minimum"] == 1
+    json.dumps(form, allow_nan=False)
+    table = defaults.describe()
+    assert any(d["key"] == "overhead.runtime" and d["value"] == 1.0 for d in table)
+    json.dumps(table, allow_nan=False)

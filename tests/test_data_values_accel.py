@@ -184,11 +184,82 @@ def test_vc1902_ai_engine_peak_follows_amd_formula(dataset):
     assert value(dataset, "versal-ai-core-vc1902", "int8.matrix.dense") == pytest.approx(400 * 256 * 1.25e9 / 1e12)
 
 
+# --- FPGAs ---------------------------------------------------------------------
+
+FPGAS = ("versal-ai-core-vc1902", "alveo-v80", "stratix-10-nx")
+
+
+@pytest.mark.parametrize(
+    "device_id, field, expected",
+    [
+        # AMD PG313, HBM Controller: two HBM2e stacks, "a maximum throughput of 819 GB/s";
+        # AMD AMR V80 board documentation: 32 GB HBM; AMD AVED V80 design: 4x QSFP (QSFP56, 200G each)
+        ("alveo-v80", "memory", 32),
+        ("alveo-v80", "bandwidth", 819),
+        ("alveo-v80", "interconnect", 100),
+        # Langhammer et al., "Stratix 10 NX Architecture and Applications", FPGA '21:
+        # "143 INT8/FP16 TOPs/FLOPs, or 286 INT4/FP12 TOPS/FLOPs at 600MHz"
+        ("stratix-10-nx", "int8.matrix.dense", 143),
+        ("stratix-10-nx", "int4.matrix.dense", 286),
+        # Intel HBM2 IP user guide: 256 GB/s per HBM2 interface at 1 GHz, two stacks
+        ("stratix-10-nx", "bandwidth", 512),
+    ],
+)
+def test_fpga_reference_values(dataset, device_id, field, expected):
+    assert value(dataset, device_id, field) == expected
+
+
+def test_v80_bandwidth_is_the_hbm2e_peak_not_the_older_alveo_figure(dataset):
+    """Two stacks x 1,024 bit x 3.2 Gbit/s (PG313); 460 GB/s is the HBM2 figure of U50/U55C/U280 (UG1393)."""
+    hbm2e_peak = 2 * 1024 * 3.2e9 / 8 / 1e9
+    assert value(dataset, "alveo-v80", "bandwidth") == pytest.approx(hbm2e_peak, abs=0.5)
+    older_alveo_hbm2 = 32 * 14.375
+    assert value(dataset, "alveo-v80", "bandwidth") > 1.7 * older_alveo_hbm2
+
+
+def test_v80_dsp_peak_follows_its_stated_derivation(dataset):
+    # 10,848 DSP58 x 3 INT8 MACs (AM004 dot-product mode) x 2 operations x 1,070 MHz (DS960, -2 at 0.88 V)
+    assert value(dataset, "alveo-v80", "int8.vector.dense") == pytest.approx(10_848 * 3 * 2 * 1.07e9 / 1e12, abs=0.05)
+
+
+def test_stratix_10_nx_peaks_follow_the_tensor_block_arithmetic(dataset):
+    # 3,960 AI Tensor Blocks x 30 INT8 multipliers x 2 operations x 600 MHz; INT4 doubles the multipliers
+    assert value(dataset, "stratix-10-nx", "int8.matrix.dense") == pytest.approx(3960 * 30 * 2 * 0.6e9 / 1e12, abs=0.5)
+    assert value(dataset, "stratix-10-nx", "int4.matrix") == 2 * value(dataset, "stratix-10-nx", "int8.matrix")
+    # 2 stacks x 8 channels x 128 bit x 1 GHz double data rate
+    assert value(dataset, "stratix-10-nx", "bandwidth") == 2 * 8 * 128 * 2 * 1e9 / 8 / 1e9
+
+
+def test_stratix_10_nx_block_floating_point_is_not_filed_as_fp16(dataset):
+    """The designers' 143 'FP16' TFLOPS is shared-exponent block FP16, not IEEE FP16."""
+    device = dataset.device("stratix-10-nx")
+    assert {e["precision"] for e in device["compute"]} == {"int8", "int4"}
+    assert "block floating point" in device["notes"]
+
+
+@pytest.mark.parametrize(
+    "device_id, unit",
+    [
+        ("versal-ai-core-vc1902", "matrix"),  # AI Engine array
+        ("alveo-v80", "vector"),  # generic DSP58 slices
+        ("stratix-10-nx", "matrix"),  # AI Tensor Blocks
+    ],
+)
+def test_fpga_peaks_name_the_unit_they_run_on(dataset, device_id, unit):
+    device = dataset.device(device_id)
+    assert device["kind"] == "fpga"
+    for entry in device["compute"]:
+        assert (entry["unit"], entry["sparsity"]) == (unit, "dense"), entry
+        assert entry.get("note"), f"{device_id}: an FPGA peak must say what it assumes"
+
+
 def test_apple_socs_are_filed_as_gpus_with_the_reason_stated(dataset):
     for device_id in ("apple-m4-max", "apple-m3-ultra"):
         device = dataset.device(device_id)
         assert device["kind"] == "gpu"
         assert "Neural Engine" in device["notes"] and "NPU" in device["notes"]
+
+
 # --- Every kind is represented --------------------------------------------------
 
 # The GPU and CPU halves of the data set come from another branch (data-gpus);
@@ -202,3 +273,9 @@ def test_each_kind_has_a_device(dataset, kind):
     if not devices and kind in KINDS_FROM_OTHER_BRANCH:
         pytest.skip(f"no '{kind}' device yet: that half of the data set comes from the data-gpus branch")
     assert devices, f"no device of kind '{kind}' in the data set"
+
+
+def test_at_least_three_fpgas(dataset):
+    fpgas = sorted(d["id"] for d in dataset.devices.values() if d["kind"] == "fpga")
+    assert len(fpgas) >= 3, fpgas
+    assert set(FPGAS) <= set(fpgas)

@@ -1,0 +1,136 @@
+"""Macros for the content pages: derived figures with their inputs from the
+data set, localised numbers for worked arithmetic, and the glossary.
+
+Thin on purpose: the arithmetic is in ``atlas.derived``, the glossary in
+``atlas.glossary``; this module reads device figures and formats results
+for the page's language.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+
+import l10n
+from atlas import derived, glossary
+from atlas.fields import field_value
+
+
+def figure(device: dict, name: str) -> float:
+    """The raw number of field ``name`` for ``device``; ``ValueError`` if the device does not state it."""
+    value = field_value(device, name)
+    if value is None or isinstance(value.value, (tuple, str, list)):
+        raise ValueError(f"device {device['id']!r} states no single number for {name!r}")
+    return float(value.value)
+
+
+def significant(value: float, lang: str, digits: int) -> str:
+    """``value`` rounded to ``digits`` significant digits (58,958 -> 59,000 for 2) and formatted for ``lang``."""
+    if value and math.isfinite(value):
+        value = round(value, digits - 1 - math.floor(math.log10(abs(value))))
+    return l10n.format_significant(value, lang, digits)
+
+
+def derived_span(text: str, title: str, kind: str) -> str:
+    """A derived figure for running text; ``title`` says how it was computed."""
+    return f'<span class="atlas-derived" data-derived="{escape(kind)}" title="{escape(title)}">{escape(text)}</span>'
+
+
+def register(env, ctx):
+    def lang():
+        return ctx.lang()
+
+    def device(device_id):
+        return ctx.dataset.device(device_id)
+
+    @env.macro
+    def num(value, decimals=None):
+        """A number of worked arithmetic in the page's format: ``decimals``
+        fraction digits, or three significant digits when None."""
+        if decimals is None:
+            return significant(value, lang(), 3)
+        return l10n.format_number(value, lang(), decimals)
+
+    @env.macro
+    def intensity(device_id, field="bf16.matrix.dense"):
+        """Critical arithmetic intensity (operations per byte) = peak of ``field`` ÷ memory bandwidth."""
+        dev = device(device_id)
+        value = derived.critical_intensity(figure(dev, field), figure(dev, "bandwidth"))
+        title = l10n.t(lang(), "derived.intensity_title", device=dev["name"], field=field)
+        return derived_span(significant(value, lang(), 3), title, "intensity")
+
+    @env.macro
+    def ratio(device_a, field_a, device_b, field_b, digits=2):
+        """Figure ``field_a`` of ``device_a`` divided by ``field_b`` of ``device_b`` (e.g. 2 for FP8 vs BF16)."""
+        a, b = device(device_a), device(device_b)
+        value = figure(a, field_a) / figure(b, field_b)
+        title = l10n.t(lang(), "derived.ratio_title", a=f"{a['name']} {field_a}", b=f"{b['name']} {field_b}")
+        return derived_span(significant(value, lang(), digits), title, "ratio")
+
+    @env.macro
+    def read_time_ms(device_id, gigabytes):
+        """Milliseconds to stream ``gigabytes`` (10⁹ bytes) once at the device's memory bandwidth."""
+        dev = device(device_id)
+        value = derived.transfer_time_s(gigabytes, figure(dev, "bandwidth")) * 1000
+        title = l10n.t(lang(), "derived.read_time_title", device=dev["name"])
+        return derived_span(significant(value, lang(), 2), title, "read-time")
+
+    @env.macro
+    def tokens_per_s_bound(device_id, gigabytes):
+        """Upper bound on single-stream decoding speed: bandwidth ÷ bytes read per token."""
+        dev = device(device_id)
+        value = 1 / derived.transfer_time_s(gigabytes, figure(dev, "bandwidth"))
+        title = l10n.t(lang(), "derived.tokens_title", device=dev["name"])
+        return derived_span(significant(value, lang(), 2), title, "tokens-per-s")
+
+    @env.macro
+    def compute_time_ms(device_id, field, flops):
+        """Milliseconds for ``flops`` operations at the device's peak for ``field``."""
+        dev = device(device_id)
+        value = derived.compute_time_s(flops, figure(dev, field)) * 1000
+        title = l10n.t(lang(), "derived.compute_time_title", device=dev["name"], field=field)
+        return derived_span(significant(value, lang(), 2), title, "compute-time")
+
+    @env.macro
+    def device_hours(device_id, field, flops, utilisation):
+        """Device-hours to execute ``flops`` operations at ``utilisation`` (0–1) of the peak of ``field``."""
+        dev = device(device_id)
+        if not 0 < utilisation <= 1:
+            raise ValueError(f"utilisation must be in (0, 1]; got {utilisation!r}")
+        value = derived.compute_time_s(flops, figure(dev, field) * utilisation) / 3600
+        title = l10n.t(lang(), "derived.device_hours_title", device=dev["name"], field=field)
+        return derived_span(significant(value, lang(), 2), title, "device-hours")
+
+    @env.macro
+    def wall_days(device_id, field, flops, utilisation, devices):
+        """Days for ``devices`` devices to execute ``flops`` at ``utilisation`` of the peak of ``field``."""
+        dev = device(device_id)
+        if not 0 < utilisation <= 1 or devices < 1:
+            raise ValueError(f"need 0 < utilisation <= 1 and devices >= 1; got {utilisation!r}, {devices!r}")
+        value = derived.compute_time_s(flops, figure(dev, field) * utilisation * devices) / 86400
+        title = l10n.t(lang(), "derived.wall_days_title", device=dev["name"], field=field, devices=devices)
+        return derived_span(significant(value, lang(), 2), title, "wall-days")
+
+    @env.macro
+    def attainable(device_id, field, ops_per_byte):
+        """Roofline: attainable throughput of ``field`` at ``ops_per_byte``, with its unit."""
+        dev = device(device_id)
+        value = derived.attainable_tflops(figure(dev, field), figure(dev, "bandwidth"), ops_per_byte)
+        unit = l10n.t(lang(), field_value(dev, field).unit)
+        title = l10n.t(lang(), "derived.attainable_title", device=dev["name"], field=field)
+        return derived_span(f"{significant(value, lang(), 3)}\u00a0{unit}", title, "attainable")
+
+    @env.macro
+    def matmul_intensity(m, n, k, bytes_per_value):
+        """FLOP per byte of an m×k by k×n product moving each value once."""
+        return l10n.format_significant(derived.matmul_intensity(m, n, k, bytes_per_value), lang(), 3)
+
+    @env.macro
+    def glossary_list(group):
+        """The glossary entries of ``group`` as a Markdown definition list."""
+        return glossary.glossary_markdown(group, lang())
+
+    @env.macro
+    def glossary_group(group):
+        """The heading text of a glossary group."""
+        return escape(l10n.t(lang(), f"glossary.group.{group}"))

@@ -1,0 +1,371 @@
+"""The content pages: both languages, device figures only from the data set,
+a sources section on every page, and spot checks of rendered values."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+import l10n
+from atlas import derived, glossary
+from atlas.fields import field_value
+from conftest import REPO_ROOT
+from page_structure import skeleton
+
+DOCS = REPO_ROOT / "docs"
+
+# Content pages (path without .md) and the least number of sources each cites.
+# Issue 3: at least three primary sources on the hardware and guide pages.
+CONTENT_PAGES = {
+    "index": 1,
+    "why-accelerators": 3,
+    "hardware/gpus": 3,
+    "hardware/tpus": 3,
+    "glossary": 1,
+}
+
+SOURCES_HEADING = {"en": "Sources", "de": "Quellen"}
+
+# ---------------------------------------------------------------------------
+# Hand-typed device figures
+# ---------------------------------------------------------------------------
+
+UNITS = r"(?:TFLOPS|TFLOP/s|PFLOPS|PFLOP/s|TOPS|GB/s|TB/s|GiB|GB|W)"
+# A number (English or German digit grouping) followed by a device unit.
+FIGURE = re.compile(rf"(?<![\w.,])\d[\d.,]*(?:\s|\u00a0|&nbsp;)*{UNITS}(?![\w/])")
+# num() formats worked arithmetic; followed by a throughput, bandwidth or
+# power unit it would be a device figure typed by hand in disguise.
+NUM_AS_DEVICE_FIGURE = re.compile(r"\{\{\s*num\([^}]*\)\s*\}\}(?:\s|\u00a0)*(?:TFLOPS|TFLOP/s|PFLOPS|TOPS|GB/s|TB/s|W)(?![\w/])")
+JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
+
+# Narrow exceptions: (page, exact text) -> why this is not a device figure.
+# Model sizes and worked arithmetic belong in macros (num(), spec(), ...);
+# add an entry here only when that is impossible, and say why.
+ALLOWED: dict[tuple[str, str], str] = {
+    ("hardware/gpus.md", "2 TB/s"): "quotes a popular claim, checked against the data set right after it",
+    ("hardware/gpus.de.md", "2 TB/s"): "zitiert eine verbreitete Behauptung und prüft sie direkt danach am Datensatz",
+}
+
+
+def hand_typed_figures(markdown: str) -> list[str]:
+    """Device-style figures in ``markdown`` that do not come from a macro."""
+    found = [m.group(0) for m in NUM_AS_DEVICE_FIGURE.finditer(markdown)]
+    found += [m.group(0) for m in FIGURE.finditer(JINJA.sub(" ", markdown))]
+    return found
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("The H100 has 3,350 GB/s of bandwidth.", ["3,350 GB/s"]),
+        ("Die H100 hat 3.350 GB/s Bandbreite.", ["3.350 GB/s"]),
+        ("It reaches 989.4 TFLOP/s in BF16.", ["989.4 TFLOP/s"]),
+        ("about 1,2 TB/s", ["1,2 TB/s"]),
+        ("draws 700 W", ["700 W"]),
+        ("has 80 GiB of HBM3", ["80 GiB"]),
+        ("a 24GB card", ["24GB"]),
+        ("{{ num(989.4, 1) }} TFLOP/s", ["{{ num(989.4, 1) }} TFLOP/s"]),
+        ('{{ spec("h100-sxm", "bandwidth") }} of bandwidth', []),
+        ("an 8B model needs {{ num(8 * 2, 0) }} GB in BF16", []),
+        ("FP8 E4M3 has a largest value of 448", []),
+        ("a 4096 × 4096 matrix, 1,024 bits per stack", []),
+        ("two W3C specs and 4 Watts-Strogatz graphs", []),
+    ],
+)
+def test_figure_detector(text, expected):
+    assert hand_typed_figures(text) == expected
+
+
+def markdown_pages() -> list[Path]:
+    return sorted(DOCS.rglob("*.md"))
+
+
+@pytest.mark.parametrize("md", markdown_pages(), ids=lambda p: p.relative_to(DOCS).as_posix())
+def test_no_hand_typed_device_figures(md):
+    rel = md.relative_to(DOCS).as_posix()
+    found = [f for f in hand_typed_figures(md.read_text(encoding="utf-8")) if (rel, f) not in ALLOWED]
+    assert not found, f"{rel}: device figures must come from the data set through a macro: {found}"
+
+
+@pytest.mark.parametrize("entry", sorted(ALLOWED), ids=str)
+def test_allowed_figures_are_still_used(entry):
+    page, text = entry
+    assert text in (DOCS / page).read_text(encoding="utf-8"), f"stale ALLOWED entry {entry}: remove it"
+
+
+# ---------------------------------------------------------------------------
+# Pages exist, are in the navigation, and end with their sources
+# ---------------------------------------------------------------------------
+
+
+def source_path(page: str, lang: str) -> Path:
+    return DOCS / (f"{page}.md" if lang == "en" else f"{page}.de.md")
+
+
+def built_path(site: Path, page: str, lang: str) -> Path:
+    parts = [] if page == "index" else page.split("/")
+    return (site / "de" if lang == "de" else site).joinpath(*parts, "index.html")
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize("page", CONTENT_PAGES)
+def test_content_page_exists_and_uses_macros(page, lang):
+    path = source_path(page, lang)
+    assert path.is_file(), f"missing {path.relative_to(REPO_ROOT)}"
+    front = yaml.safe_load(path.read_text(encoding="utf-8").split("---")[1])
+    assert front.get("render_macros") is True and front.get("title")
+
+
+def nav_files(nav) -> list[str]:
+    out = []
+    for item in nav:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        out += nav_files(value) if isinstance(value, list) else [value]
+    return out
+
+
+def test_content_pages_are_in_the_navigation_with_german_titles():
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # !!python/name tags etc.
+    config = yaml.load((REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    assert {f"{p}.md" for p in CONTENT_PAGES} <= set(nav_files(config["nav"]))
+    i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
+    german = next(lang for lang in i18n["languages"] if lang["locale"] == "de")["nav_translations"]
+    assert german["Basics"] == "Grundlagen"
+    assert german["Why accelerators"] == "Warum Beschleuniger?"
+    assert german["Glossary"] == "Glossar"
+
+
+def sources_section(markdown: str, lang: str) -> str:
+    """The text after the page's last level-2 heading, which must be its sources."""
+    headings = list(re.finditer(r"^## (.+)$", markdown, re.M))
+    assert headings, "page has no level-2 heading"
+    last = headings[-1]
+    assert last.group(1).strip() == SOURCES_HEADING[lang], f"last section is {last.group(1)!r}, not the sources"
+    return markdown[last.end():]
+
+
+LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+
+def source_urls(section: str) -> list[str]:
+    """Links of the bullet list in a sources section; every bullet must have one."""
+    bullets = [line for line in section.splitlines() if line.startswith("- ")]
+    assert bullets, "the sources section has no list"
+    urls = []
+    for bullet in bullets:
+        links = LINK.findall(bullet)
+        assert links, f"source without a link: {bullet}"
+        urls += [url for _, url in links]
+    return urls
+
+
+def test_sources_parser_rejects_bad_sections():
+    with pytest.raises(AssertionError, match="not the sources"):
+        sources_section("## Intro\n\ntext\n\n## More\n\n- [a](https://e.org)\n", "en")
+    with pytest.raises(AssertionError, match="without a link"):
+        source_urls("\n- Some paper, 2020.\n")
+    assert source_urls("\n- A: [T](https://e.org/x), 2020; [U](https://f.org)\n") == ["https://e.org/x", "https://f.org"]
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize("page", CONTENT_PAGES)
+def test_page_ends_with_wellformed_sources(page, lang):
+    urls = source_urls(sources_section(source_path(page, lang).read_text(encoding="utf-8"), lang))
+    assert len(set(urls)) >= CONTENT_PAGES[page], f"{page} ({lang}) cites {len(set(urls))} sources"
+    for url in urls:
+        parsed = urlparse(url)
+        assert parsed.scheme == "https" and "." in parsed.netloc and not parsed.username, url
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES)
+def test_both_languages_cite_the_same_sources(page):
+    en = source_urls(sources_section(source_path(page, "en").read_text(encoding="utf-8"), "en"))
+    de = source_urls(sources_section(source_path(page, "de").read_text(encoding="utf-8"), "de"))
+    assert en == de
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize("page", CONTENT_PAGES)
+def test_built_page_has_no_error_residue(built_site, page, lang):
+    html = built_path(built_site, page, lang).read_text(encoding="utf-8")
+    article = html[html.find("<article"):html.find("</article>")]
+    assert skeleton(html), "empty page"
+    for bad in ("Traceback", "{{", "}}", "{%"):
+        assert bad not in article, f"{bad!r} on {page} ({lang})"
+    # A number that went wrong shows up as the whole text of an element.
+    assert not re.search(r">\s*-?(?:NaN|nan|Infinity|inf)\b", article), f"non-finite number on {page} ({lang})"
+
+
+# ---------------------------------------------------------------------------
+# Rendered values
+# ---------------------------------------------------------------------------
+
+
+def section(html: str, anchor: str) -> str:
+    """HTML from the heading with id ``anchor`` to the next heading of any level up to h3."""
+    start = html.index(f'id="{anchor}"')
+    end = re.compile(r"<h[23]\b").search(html, start + 1)
+    return html[start:end.start() if end else len(html)]
+
+
+def rows(html: str) -> list[str]:
+    return re.findall(r'<tr data-device="([^"]+)">', html)
+
+
+def row(html: str, device_id: str) -> str:
+    return re.search(rf'<tr data-device="{device_id}">(.*?)</tr>', html).group(1)
+
+
+# The NVIDIA generations the GPU page must show, oldest first, as far as the data set has them.
+NVIDIA_GENERATIONS = ["v100-sxm2-32gb", "a100-sxm-80gb", "h100-sxm", "b200"]
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_gpu_generations_table_follows_the_data_set(built_site, dataset, lang):
+    part = section(built_path(built_site, "hardware/gpus", lang).read_text(encoding="utf-8"), "nvidia-generations")
+    table = part[part.index("<table data-atlas-table"):]
+    table = table[:table.index("</table>")]
+    expected = [d for d in NVIDIA_GENERATIONS if d in dataset.devices]
+    assert rows(table) == expected
+    years = [dataset.device(d)["launch_year"] for d in expected]
+    assert years == sorted(years)
+    for device_id in expected:
+        device = dataset.device(device_id)
+        cells = row(table, device_id)
+        assert f'data-sort="{device["memory"]["bandwidth_gb_s"]!r}"' in cells
+        bf16 = field_value(device, "bf16.matrix.dense")
+        if bf16:
+            assert f'data-sort="{bf16.value!r}"' in cells
+
+
+def test_h100_figures_in_both_number_formats(built_site):
+    en = built_path(built_site, "hardware/gpus", "en").read_text(encoding="utf-8")
+    de = built_path(built_site, "hardware/gpus", "de").read_text(encoding="utf-8")
+    # H100 SXM BF16 dense (Hopper whitepaper): 989.4 TFLOP/s; 2:4 sparse twice that.
+    assert 'data-field="bf16.matrix.dense" title="Source: NVIDIA H100 Tensor Core GPU Architecture' in en
+    assert ">989.4\u00a0TFLOP/s<" in en and ">1,978.9\u00a0TFLOP/s<" in en
+    assert ">989,4\u00a0TFLOP/s<" in de and ">1.978,9\u00a0TFLOP/s<" in de
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_tpu_generations_table_lists_every_tpu_newest_first(built_site, dataset, lang):
+    html = built_path(built_site, "hardware/tpus", lang).read_text(encoding="utf-8")
+    table = section(html, "generations")
+    tpus = [d for d in dataset.devices.values() if d["kind"] == "tpu"]
+    expected = [d["id"] for d in sorted(tpus, key=lambda d: (-d["launch_year"], d["name"]))]
+    if expected:
+        assert rows(table) == expected
+    else:
+        assert l10n.t(lang, "table.empty") in table
+
+
+def test_critical_intensity_is_derived_from_the_data_set(built_site, dataset):
+    html = built_path(built_site, "why-accelerators", "en").read_text(encoding="utf-8")
+    table = section(html, "memory-bound")
+    h100 = dataset.device("h100-sxm")
+    value = derived.critical_intensity(field_value(h100, "bf16.matrix.dense").value, h100["memory"]["bandwidth_gb_s"])
+    assert f">{l10n.format_significant(round(value), 'en', 3)}</span>" in table
+    # 989.4 TFLOP/s ÷ 3,350 GB/s = 295 FLOP per byte with today's data.
+    assert '>295</span>' in table
+
+
+def test_memory_bound_decoding_example(built_site):
+    en = built_path(built_site, "why-accelerators", "en").read_text(encoding="utf-8")
+    de = built_path(built_site, "why-accelerators", "de").read_text(encoding="utf-8")
+    # 16 GB of weights at 3,350 GB/s: 4.8 ms per token, at most ~210 tokens/s.
+    assert 'data-derived="read-time"' in en and ">4.8</span>" in en and ">4,8</span>" in de
+    assert ">210</span>" in en
+    # A 4096³ product in BF16 moves 3 · 4096² · 2 bytes for 2 · 4096³ FLOPs: 1,365 FLOP per byte.
+    assert "1,365" in en and "1.365" in de
+
+
+def test_fp8_doubles_the_bf16_peak_on_the_page(built_site):
+    html = built_path(built_site, "why-accelerators", "en").read_text(encoding="utf-8")
+    numbers = section(html, "number-formats")
+    assert re.search(r'data-derived="ratio"[^>]*>2</span>', numbers)
+
+
+# ---------------------------------------------------------------------------
+# Glossary and tooltips
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_glossary_lists_every_term_once_with_its_link(built_site, lang):
+    html = built_path(built_site, "glossary", lang).read_text(encoding="utf-8")
+    for entry in glossary.ENTRIES:
+        assert html.count(f'id="{entry.slug}"') == 1, entry.slug
+    # Terms the issue asks for are all there.
+    for slug in ("inference", "inference-optimisation", "kv-cache", "batching", "speculative-decoding",
+                 "quantisation", "deployment", "deep-learning", "parameter", "flops", "tflops",
+                 "dense-sparse", "hbm", "arithmetic-intensity", "roofline", "mfu", "tensor-core", "systolic-array"):
+        assert f'id="{slug}"' in html, slug
+    assert 'href="../hardware/tpus/#systolic-array"' in html
+
+
+def test_glossary_markdown_escapes_and_rejects_unknown_groups():
+    text = glossary.glossary_markdown("hardware", "en")
+    assert '<span id="hbm"></span>**HBM**' in text
+    assert "[explained in: GPUs](hardware/gpus.md#memory)" in text
+    assert glossary._md_escape("a <b> * [x]") == "a &lt;b&gt; \\* \\[x\\]"
+    with pytest.raises(ValueError, match="unknown glossary group"):
+        glossary.entries("misc")
+
+
+def test_tooltip_terms_are_unique_in_each_language():
+    for lang in l10n.LANGUAGES:
+        terms = [glossary.term(e, lang) for e in glossary.ENTRIES if e.tooltip]
+        assert len(terms) == len(set(terms))
+        assert glossary.abbreviations(lang)["HBM"] == l10n.t(lang, "glossary.hbm.def")
+
+
+def test_german_page_shows_german_tooltips(built_site):
+    de = built_path(built_site, "hardware/gpus", "de").read_text(encoding="utf-8")
+    en = built_path(built_site, "hardware/gpus", "en").read_text(encoding="utf-8")
+    german = l10n.t("de", "glossary.hbm.def").replace('"', "&quot;")
+    english = l10n.t("en", "glossary.hbm.def").replace("'", "&#x27;")
+    assert f'<abbr title="{german}">HBM</abbr>' in de
+    assert "gestapelte DRAM-Chips" in german and "High Bandwidth" in german
+    assert 'title="High Bandwidth Memory: DRAM dies stacked' in en
+    assert "gestapelte" not in en
+
+
+# ---------------------------------------------------------------------------
+# Derived figures: the formulas behind the pages
+# ---------------------------------------------------------------------------
+
+
+def test_matmul_arithmetic():
+    assert derived.matmul_flops(2, 3, 4) == 48
+    assert derived.matmul_flops(4096, 4096, 4096) == 137_438_953_472
+    assert derived.matmul_bytes(2, 3, 4, 2) == (8 + 12 + 6) * 2
+    assert derived.matmul_intensity(4096, 4096, 4096, 2) == pytest.approx(4096 / 3)
+    assert derived.matmul_intensity(1, 4096, 4096, 2) == pytest.approx(4096 / 4098)
+
+
+def test_critical_intensity_and_roofline():
+    # A100 80 GB SXM: 312 TFLOP/s BF16 dense, 2,039 GB/s.
+    assert derived.critical_intensity(312, 2039) == pytest.approx(153.02, abs=0.01)
+    assert derived.critical_intensity(989.4, 3350) == pytest.approx(295.34, abs=0.01)
+    assert derived.attainable_tflops(989.4, 3350, 1) == pytest.approx(3.35)
+    assert derived.attainable_tflops(989.4, 3350, 1000) == 989.4
+
+
+def test_times():
+    assert derived.transfer_time_s(16, 3350) == pytest.approx(0.0047761, rel=1e-4)
+    assert derived.compute_time_s(2 * 4096**3, 989.4) == pytest.approx(1.389e-4, rel=1e-3)
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "3", True, None])
+def test_derived_refuses_bad_input(bad):
+    with pytest.raises(ValueError, match="must be a positive number"):
+        derived.critical_intensity(bad, 3350)
+    with pytest.raises(ValueError, match="must be a positive number"):
+        derived.transfer_time_s(16, bad)
