@@ -90,6 +90,14 @@ class Calculator {
       else this.linkExtras[name] = value;
       any = true;
     }
+    // A group that travels whole (a custom model) means exactly what the link says: a field
+    // the link leaves out takes Python's default, not the value this page prefilled.
+    for (const group of this.form.querySelectorAll("fieldset[data-always-in-url]")) {
+      if (!any || !conditionHolds(this.form, group.dataset.when)) continue;
+      for (const field of group.elements) {
+        if (field.name && !query.has(field.name)) field.value = "";
+      }
+    }
     return any;
   }
 

@@ -42,16 +42,37 @@ async function boot({ pyodideURL, bundleURL, data = {}, warm = [] }) {
   files.forEach((f) => f.catch(() => {}));
   try {
     const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
-    pyodide = await loadPyodide({ indexURL: pyodideURL });
+    // When pyodide.asm.wasm cannot be fetched or compiled, Pyodide only logs
+    // "wasm instantiation failed!" with console.warn and loadPyodide never settles
+    // (pyodide.mjs, getInstantiateWasmFunc): watch for that message while booting.
+    const warn = console.warn;
+    const aborted = new Promise((_, reject) => {
+      console.warn = (...args) => {
+        warn.apply(console, args);
+        if (String(args[0]).includes("wasm instantiation failed")) reject(new Error("pyodide.asm.wasm could not be loaded"));
+      };
+    });
+    try {
+      pyodide = await Promise.race([loadPyodide({ indexURL: pyodideURL }), aborted]);
+    } finally {
+      console.warn = warn;
+    }
   } catch (err) {
     postMessage({ type: "failed", reason: "load", detail: String(err && err.message ? err.message : err) });
     return;
   }
   const t1 = performance.now();
+  let zip, texts;
   try {
-    pyodide.unpackArchive(await bundle, "zip", { extractDir: "/atlas/lib" });
+    [zip, texts] = await Promise.all([bundle, Promise.all(files)]);
+  } catch (err) {
+    postMessage({ type: "failed", reason: "load", detail: String(err && err.message ? err.message : err) });
+    return;
+  }
+  try {
+    pyodide.unpackArchive(zip, "zip", { extractDir: "/atlas/lib" });
     pyodide.FS.mkdirTree("/atlas/data");
-    for (const [name, text] of await Promise.all(files)) {
+    for (const [name, text] of texts) {
       pyodide.FS.writeFile(`/atlas/data/${name}`, text, { encoding: "utf8" });
     }
     pyodide.runPython("import sys\nif '/atlas/lib' not in sys.path: sys.path.insert(0, '/atlas/lib')");
