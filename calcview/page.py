@@ -4,8 +4,10 @@ Build time only calls this (the browser replaces just the result). The page
 works without JavaScript: the result for the page's default inputs is
 already there. ``config`` is what ``calculator.mjs`` needs, embedded as
 ``<script type="application/json">`` (no inline script, so a strict
-Content-Security-Policy works): the command, the entry point, the versions
-of the runtime files and the status texts in the page's language.
+Content-Security-Policy works): the command, the entry point and the status
+texts in the page's language. What starts the runtime (``runtime_options``)
+goes into the page's ``<head>``, so the worker starts before the body has
+loaded (see ``overrides/main.html``).
 """
 
 from __future__ import annotations
@@ -31,20 +33,28 @@ def config_json(config: dict) -> str:
     return json.dumps(config, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
 
 
-def page_config(command: str, lang: str, versions: dict) -> dict:
-    """What the page script needs: command, entry point, file versions, status and fallback texts."""
+def runtime_options(versions: dict) -> dict:
+    """What the page declares in ``<meta name="atlas-runtime">`` to start the Python runtime:
+    the versions of the bundle and the data export (cache keys) and the entry points to warm up."""
+    return {
+        "bundle": versions.get("bundle", ""),
+        "data": {"atlas-data.json": versions.get("data", "")},
+        "warm": [ENTRY_POINT],
+    }
+
+
+def page_config(command: str, lang: str) -> dict:
+    """What the page script needs: command, entry point, status and fallback texts in ``lang``."""
     return {
         "command": command,
         "entry": ENTRY_POINT,
         "lang": lang,
-        "bundle": versions.get("bundle", ""),
-        "data": {"atlas-data.json": versions.get("data", "")},
         "status": {key: l10n.t(lang, f"calc.status.{key}") for key in STATUS_KEYS},
         "messages": {"runtime.internal_error": l10n.t(lang, "runtime.internal_error")},
     }
 
 
-def calculator_html(command: str, page_defaults: dict, lang: str, catalog, versions: dict, script_src: str) -> str:
+def calculator_html(command: str, page_defaults: dict, lang: str, catalog, script_src: str) -> str:
     """The calculator ``command`` with ``page_defaults`` filled in and its result pre-computed."""
     values = initial_values(command, page_defaults, catalog)
     params = {k: v for k, v in values.items() if v is not None}
@@ -52,7 +62,7 @@ def calculator_html(command: str, page_defaults: dict, lang: str, catalog, versi
     if not response["ok"]:
         problems = "; ".join(e["message"] for e in response["errors"])
         raise DefaultsError(f"default inputs of the {command} calculator give no result: {problems}")
-    config = el("script", config_json(page_config(command, lang, versions)), type="application/json",
+    config = el("script", config_json(page_config(command, lang)), type="application/json",
                 data_calc_config=True)
     status = el("p", text(l10n.t(lang, "calc.status.static")), class_="atlas-calc-status", role="status",
                 aria_live="polite", data_calc_status="static")

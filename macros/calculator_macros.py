@@ -2,8 +2,9 @@
 
 Renders the whole calculator with ``calcview.page`` (form, the result for the
 page's defaults computed by ``calculators.api.handle``, the explanation) and
-the module script that brings it to life. Default inputs that give no result
-stop the build.
+the module script that brings it to life; sets ``page.meta.atlas_runtime``
+and ``page.meta.atlas_modules``, which ``overrides/main.html`` writes into
+the page's ``<head>``. Default inputs that give no result stop the build.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import posixpath
 from atlas import webbundle
 from atlas.export import export_dataset
 from calculators.catalog import Catalog
-from calcview.page import calculator_html
+from calcview.page import calculator_html, config_json, runtime_options
 
 SCRIPT = "assets/javascripts/calculator.mjs"
 
@@ -31,4 +32,7 @@ def register(env, ctx):
         catalog = Catalog.from_dict(export_dataset(ctx.dataset))
         versions = {"bundle": webbundle.site_bundle()[1], "data": webbundle.site_data(ctx.dataset)[1]}
         script = relative_to_page(SCRIPT, env.page.url)
-        return calculator_html(command, defaults, ctx.lang(), catalog, versions, script)
+        # overrides/main.html writes these into <head>: the runtime starts before the body loads
+        env.page.meta["atlas_runtime"] = config_json(runtime_options(versions))
+        env.page.meta["atlas_modules"] = [script]
+        return calculator_html(command, defaults, ctx.lang(), catalog, script)

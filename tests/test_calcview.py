@@ -173,7 +173,7 @@ def test_field_values_are_typed_as_a_reader_would():
 
 def test_page_refuses_defaults_without_a_result():
     with pytest.raises(DefaultsError, match="gpt-9"):
-        calculator_html("vram", {"model": "gpt-9"}, "en", catalog(), {}, "x.mjs")
+        calculator_html("vram", {"model": "gpt-9"}, "en", catalog(), "x.mjs")
 
 
 def test_page_config_cannot_close_its_script_element():
@@ -188,7 +188,7 @@ def test_model_names_from_data_are_escaped():
     evil = dict(data["models"]["llama-3.1-8b"], name="<img src=x onerror=alert(1)>")
     data["models"]["llama-3.1-8b"] = evil
     cat = Catalog.from_dict(data)
-    html = calculator_html("vram", {"model": "llama-3.1-8b"}, "en", cat, {}, "x.mjs")
+    html = calculator_html("vram", {"model": "llama-3.1-8b"}, "en", cat, "x.mjs")
     assert "<img src=x" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
 
 

@@ -10,9 +10,10 @@
 //     which returns the localized result HTML or per-field error messages,
 //   - keeps the URL in step with the form, so each result has a shareable link.
 // No number is computed or formatted here; Python does both.
-import { startRuntime } from "./pyodide-client.mjs";
+import { pageRuntime } from "./pyodide-client.mjs";
 
 const TRUE_WORDS = ["true", "1", "yes", "on", "ja", "wahr"];
+const LINK_DELAY_MS = 300;
 
 function conditionHolds(form, condition) {
   if (!condition) return true;
@@ -148,8 +149,10 @@ class Calculator {
     }
     const search = query.toString();
     const url = location.pathname + (search ? `?${search}` : "") + location.hash;
-    history.replaceState(history.state, "", url);
     this.share.href = url;
+    // history.replaceState costs 10-20 ms in Chromium: write the address bar once typing pauses.
+    clearTimeout(this.linkTimer);
+    this.linkTimer = setTimeout(() => history.replaceState(history.state, "", url), LINK_DELAY_MS);
   }
 
   async compute() {
@@ -218,27 +221,36 @@ class Calculator {
   }
 }
 
+// Start loading at once (default), or on the first interaction with the form
+// (globalThis.atlasCalculatorStart = "focus", used by `make bench` to compare the two).
+// A link with inputs always starts at once: the reader is waiting for its result.
+const startEarly = globalThis.atlasCalculatorStart !== "focus" || location.search.length > 1;
+if (startEarly) pageRuntime(); // this module loads async in <head>: the worker starts before the body is parsed
+
 function initAll() {
   for (const root of document.querySelectorAll("[data-atlas-calculator]")) {
     if (root.atlasCalculator) continue; // already running on this page
     const calculator = new Calculator(root);
     root.atlasCalculator = calculator;
-    const config = calculator.config;
     const begin = () => {
-      if (calculator.runtime) return;
-      calculator.start(startRuntime({ bundleVersion: config.bundle, data: config.data, warm: [config.entry] }));
+      if (!calculator.runtime) calculator.start(pageRuntime());
     };
-    // Start loading at once (default), or on the first interaction with the form
-    // (globalThis.atlasCalculatorStart = "focus", used by `make bench` to compare the two).
-    if (globalThis.atlasCalculatorStart === "focus" && !calculator.fromLink) {
+    if (startEarly) {
+      begin();
+    } else {
       calculator.form.addEventListener("focusin", begin, { once: true });
       calculator.form.addEventListener("pointerdown", begin, { once: true });
-    } else {
-      begin();
     }
   }
 }
 
-// Material's page lifecycle: runs for the first page and again after every instant navigation.
-if (typeof document$ !== "undefined") document$.subscribe(initAll);
-else initAll();
+// Material's page lifecycle: document$ emits for the first page and again after every
+// instant navigation. This module may run before Material's bundle (async in <head>).
+function onEveryPage(callback) {
+  if (typeof document$ !== "undefined") document$.subscribe(callback);
+  else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", () => onEveryPage(callback), { once: true });
+  } else callback();
+}
+
+onEveryPage(initAll);

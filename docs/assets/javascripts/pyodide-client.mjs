@@ -1,10 +1,17 @@
 // Page side of the in-page Python runtime (see pyodide-worker.mjs and the
 // Python package pyweb for the other two sides).
 //
-//   import { startRuntime } from "./pyodide-client.mjs";
-//   const runtime = startRuntime({ bundleVersion, data: { "atlas-data.json": dataVersion }, warm: [...] });
+//   import { pageRuntime } from "./pyodide-client.mjs";
+//   const runtime = pageRuntime();             // the runtime this page declares, started now
 //   runtime.onStatus((status, info) => ...);   // "loading" | "ready" | "failed"
 //   const response = await runtime.call("calculators.render", payload);
+//
+// A page declares its runtime in <head> (overrides/main.html writes it from
+// page.meta.atlas_runtime, which a macro sets):
+//   <meta name="atlas-runtime" content='{"bundle": "<hash>", "data": {"atlas-data.json": "<hash>"},
+//                                        "warm": ["calculators.render"]}'>
+//   <script type="module" async src=".../calculator.mjs"></script>
+// so the worker starts while the rest of the page is still loading.
 //
 // One worker per page: every caller shares it, and it boots once. All URLs are
 // resolved against this module's own URL, so they work under / and /de/ and
@@ -103,6 +110,19 @@ class Runtime {
 export function startRuntime(options = {}) {
   if (!shared) shared = new Runtime(options);
   return shared;
+}
+
+// The options the page declares in <meta name="atlas-runtime">, or null.
+export function pageOptions() {
+  const meta = document.querySelector('meta[name="atlas-runtime"]');
+  if (!meta) return null;
+  const { bundle = "", data = {}, warm = [] } = JSON.parse(meta.content);
+  return { bundleVersion: bundle, data, warm };
+}
+
+// The page's runtime, started with the options from its <meta name="atlas-runtime">.
+export function pageRuntime() {
+  return startRuntime(pageOptions() || {});
 }
 
 export function currentRuntime() {
