@@ -2,8 +2,8 @@
 
 Renders the whole calculator with ``calcview.page`` (form, the result for the
 page's defaults computed by ``calculators.api.handle``, the explanation) and
-the module script that brings it to life; sets ``page.meta.atlas_runtime``
-and ``page.meta.atlas_modules``, which ``overrides/main.html`` writes into
+the module script that brings it to life; sets ``page.meta.atlas_runtime``,
+``atlas_start`` and ``atlas_modules``, which ``overrides/main.html`` writes into
 the page's ``<head>``. Default inputs that give no result stop the build.
 """
 
@@ -17,6 +17,7 @@ from calculators.catalog import Catalog
 from calcview.page import calculator_html, config_json, runtime_options
 
 SCRIPT = "assets/javascripts/calculator.mjs"
+START = "assets/javascripts/pyodide-start.js"
 
 
 def relative_to_page(target: str, page_url: str) -> str:
@@ -34,5 +35,6 @@ def register(env, ctx):
         script = relative_to_page(SCRIPT, env.page.url)
         # overrides/main.html writes these into <head>: the runtime starts before the body loads
         env.page.meta["atlas_runtime"] = config_json(runtime_options(versions))
+        env.page.meta["atlas_start"] = relative_to_page(START, env.page.url)
         env.page.meta["atlas_modules"] = [script]
         return calculator_html(command, defaults, ctx.lang(), catalog, script)

@@ -210,7 +210,11 @@ def test_prerendered_result_without_javascript(browser, site_server, lang, comma
     context.close()
 
 
-@pytest.mark.parametrize("lang,missing", [("en", "pyodide.asm.wasm"), ("de", "pyodide.mjs"), ("en", "atlas-python.zip")])
+@pytest.mark.parametrize(
+    "lang,missing",
+    [("en", "pyodide.asm.wasm"), ("de", "pyodide.mjs"), ("en", "atlas-python.zip"), ("de", "pyodide-start.js"),
+     ("en", "pyodide-worker.mjs")],
+)
 def test_missing_runtime_file_shows_the_failure_and_keeps_the_result(page, site_server, lang, missing):
     page.route(f"**/{missing}*", lambda route: route.fulfill(status=404, body="missing"))
     page.goto(page_url(site_server, lang, "vram"))

@@ -61,7 +61,7 @@ def test_built_site_carries_the_runtime(built_site):
     assert (built_site / webbundle.BUNDLE_PATH).read_bytes() == webbundle.site_bundle()[0]
     export = json.loads((built_site / webbundle.DATA_PATH).read_text(encoding="utf-8"))
     assert export["schema_version"] == 1 and "h100-sxm" in export["devices"] and "llama-3.1-70b" in export["models"]
-    for js in ("calculator.mjs", "pyodide-client.mjs", "pyodide-worker.mjs"):
+    for js in ("calculator.mjs", "pyodide-client.mjs", "pyodide-worker.mjs", "pyodide-start.js"):
         assert (built_site / "assets/javascripts" / js).is_file()
     assert not list((built_site).rglob("calculators/*.py")), "Python sources are shipped only inside the zip"
 
@@ -88,8 +88,9 @@ def test_runtime_declaration_points_at_existing_files(built_site):
             assert options["bundle"] == webbundle.site_bundle()[1]
             assert options["data"] == {"atlas-data.json": webbundle.site_data(load_dataset())[1]}
             assert options["warm"] == ["calculators.render"]
-            srcs = re.findall(r'<script type="module"[^>]* src="([^"]+)"', html)
-            assert srcs and all((html_file.parent / s).resolve().is_file() for s in srcs)
+            srcs = re.findall(r'<script[^>]* src="([^"]+(?:calculator\.mjs|pyodide-start\.js))"', html)
+            assert {s.rsplit("/", 1)[1] for s in srcs} == {"calculator.mjs", "pyodide-start.js"}
+            assert all((html_file.parent / s).resolve().is_file() for s in srcs)
             # no inline script inside the calculator: only JSON data
             section = html[html.index("data-atlas-calculator"):html.index("</article>")]
             assert re.findall(r"<script(?![^>]*(?:src=|application/json))[^>]*>", section) == []

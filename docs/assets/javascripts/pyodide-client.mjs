@@ -1,66 +1,67 @@
-// Page side of the in-page Python runtime (see pyodide-worker.mjs and the
-// Python package pyweb for the other two sides).
+// Page side of the in-page Python runtime. Three parts work together:
+//   pyodide-start.js    classic async script in <head>: starts the module worker at once
+//   pyodide-worker.mjs  the worker: loads Pyodide and the project's packages, answers calls
+//   pyodide-client.mjs  this module: one Runtime object per page over that worker
+// and the Python package pyweb, whose ENTRY_POINTS list what may be called.
 //
 //   import { pageRuntime } from "./pyodide-client.mjs";
-//   const runtime = pageRuntime();             // the runtime this page declares, started now
+//   const runtime = pageRuntime();             // the runtime this page declares (started if need be)
 //   runtime.onStatus((status, info) => ...);   // "loading" | "ready" | "failed"
 //   const response = await runtime.call("calculators.render", payload);
 //
-// A page declares its runtime in <head> (overrides/main.html writes it from
-// page.meta.atlas_runtime, which a macro sets):
+// A page declares its runtime in <head>; overrides/main.html writes this from
+// page.meta (a macro sets atlas_runtime, atlas_start and atlas_modules):
 //   <meta name="atlas-runtime" content='{"bundle": "<hash>", "data": {"atlas-data.json": "<hash>"},
 //                                        "warm": ["calculators.render"]}'>
+//   <script async src=".../pyodide-start.js"></script>
 //   <script type="module" async src=".../calculator.mjs"></script>
-// so the worker starts while the rest of the page is still loading.
-//
-// One worker per page: every caller shares it, and it boots once. All URLs are
-// resolved against this module's own URL, so they work under / and /de/ and
-// at any depth, and never leave the site's origin.
-
-const here = import.meta.url;
-const PYODIDE_DIR = new URL("../vendor/pyodide/", here).href;
-const BUNDLE = new URL("../python/atlas-python.zip", here).href;
-const DATA_DIR = new URL("../data/", here).href;
-const WORKER = new URL("./pyodide-worker.mjs", here).href;
+// To run another feature on the same runtime, register its entry point in
+// pyweb.ENTRY_POINTS, list it in "warm" and call it as above.
 
 let shared = null;
 
-function withVersion(url, version) {
-  return version ? `${url}?v=${encodeURIComponent(version)}` : url;
+// Resolves with globalThis.atlasStartPython once pyodide-start.js has run, or null if it never
+// will (missing from the page or failed to load): both scripts are async and may run in any order.
+function startFunction() {
+  return new Promise((resolve) => {
+    const found = () => (typeof globalThis.atlasStartPython === "function" ? globalThis.atlasStartPython : null);
+    if (found() || document.readyState === "complete") return resolve(found());
+    const script = document.querySelector('script[src*="pyodide-start.js"]');
+    if (script) script.addEventListener("load", () => resolve(found()), { once: true });
+    window.addEventListener("load", () => resolve(found()), { once: true });
+  });
 }
 
 class Runtime {
-  constructor({ bundleVersion = "", data = {}, warm = [] }) {
+  constructor(options) {
     this.status = "loading";
     this.info = {};
     this.listeners = [];
     this.pending = new Map();
+    this.outbox = [];
     this.nextId = 1;
     this.started = performance.now();
-    if (typeof Worker !== "function" || typeof WebAssembly !== "object") {
-      this.fail("no-wasm", "WebAssembly or Web Workers are not available");
+    startFunction().then((start) => {
+      if (!start) this.fail("load", "pyodide-start.js did not run on this page");
+      else this.adopt(start(options));
+    });
+  }
+
+  // Take over the worker pyodide-start.js created, then replay what it said before this module ran.
+  adopt(handle) {
+    this.started = handle.started;
+    if (handle.failed) {
+      this.fail(handle.failed.reason, handle.failed.detail);
       return;
     }
-    try {
-      this.worker = new Worker(WORKER, { type: "module", name: "atlas-python" });
-    } catch (err) {
-      this.fail("load", String(err));
-      return;
-    }
+    this.worker = handle.worker;
     this.worker.onmessage = (event) => this.receive(event.data || {});
     this.worker.onerror = (event) => {
       event.preventDefault();
       this.fail("load", event.message || "the worker script could not be loaded");
     };
-    const files = {};
-    for (const [name, version] of Object.entries(data)) files[name] = withVersion(DATA_DIR + name, version);
-    this.worker.postMessage({
-      type: "boot",
-      pyodideURL: PYODIDE_DIR,
-      bundleURL: withVersion(BUNDLE, bundleVersion),
-      data: files,
-      warm,
-    });
+    for (const msg of handle.messages.splice(0)) this.receive(msg);
+    for (const msg of this.outbox.splice(0)) this.worker.postMessage(msg);
   }
 
   receive(msg) {
@@ -101,28 +102,23 @@ class Runtime {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ type: "call", id, name, payload });
+      const msg = { type: "call", id, name, payload };
+      if (this.worker) this.worker.postMessage(msg);
+      else this.outbox.push(msg);
     });
   }
 }
 
-// The page's runtime, started on the first call; later calls get the same one.
-export function startRuntime(options = {}) {
-  if (!shared) shared = new Runtime(options);
-  return shared;
-}
-
-// The options the page declares in <meta name="atlas-runtime">, or null.
+// The options the page declares in <meta name="atlas-runtime">: {bundle, data, warm}.
 export function pageOptions() {
   const meta = document.querySelector('meta[name="atlas-runtime"]');
-  if (!meta) return null;
-  const { bundle = "", data = {}, warm = [] } = JSON.parse(meta.content);
-  return { bundleVersion: bundle, data, warm };
+  return meta ? JSON.parse(meta.content) : {};
 }
 
-// The page's runtime, started with the options from its <meta name="atlas-runtime">.
+// The page's runtime; later calls get the same one.
 export function pageRuntime() {
-  return startRuntime(pageOptions() || {});
+  if (!shared) shared = new Runtime(pageOptions());
+  return shared;
 }
 
 export function currentRuntime() {
