@@ -67,8 +67,9 @@ def calculator_html(command: str, page_defaults: dict, lang: str, catalog, scrip
     status = el("p", text(l10n.t(lang, "calc.status.static")), class_="atlas-calc-status", role="status",
                 aria_live="polite", data_calc_status="static")
     errors = el("div", "", class_="atlas-calc-errors", data_calc_errors=True, hidden=True, role="alert")
+    # Only the status line is a live region: announcing the whole result on every keystroke would drown a screen reader.
     results = el("section", response["html"], class_="atlas-calc-results", data_calc_results=command,
-                 aria_live="polite", aria_label=l10n.t(lang, "calc.results_label"))
+                 aria_label=l10n.t(lang, "calc.results_label"))
     share = el("p", el("a", text(l10n.t(lang, "calc.share")), href="./", data_calc_share=True),
                class_="atlas-calc-share")
     body = config + status + form_html(command, values, lang, catalog) + errors + results + share
