@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup serve build validate test chromium clean bench new-device lint
+.PHONY: help setup serve build validate test test-kernels kernels-setup chromium clean bench new-device lint
 
 help:
 	@echo "make serve     set up and serve the site (English at /, German at /de/)"
@@ -20,6 +20,7 @@ help:
 	@echo "make validate  check the data set only"
 	@echo "make bench     measure the in-page calculators in headless Chromium (writes bench/results.json)"
 	@echo "make new-device ID=rtx-5080 VENDOR_FOLDER=nvidia VENDOR=NVIDIA NAME='NVIDIA GeForce RTX 5080' KIND=gpu [LIKE=rtx-5090]"
+	@echo "make test-kernels  install the kernel-demo backends (requirements-kernels.txt) and run their tests"
 
 $(VENV)/.installed: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
@@ -32,6 +33,16 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 setup: $(VENV)/.installed node_modules/.installed
+
+# Kernel-demo backends (PyTorch CPU build from this machine's disk, JAX, Triton), same venv.
+$(VENV)/.kernels-installed: requirements-kernels.txt $(VENV)/.installed
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-kernels.txt
+	touch $@
+
+kernels-setup: $(VENV)/.kernels-installed
+
+test-kernels: kernels-setup
+	$(PY) -m pytest -m kernels
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -50,7 +61,7 @@ validate: $(VENV)/.installed
 new-device: $(VENV)/.installed
 	$(PY) -m atlas new-device "$(ID)" --vendor-folder "$(VENDOR_FOLDER)" --vendor "$(VENDOR)" --name "$(NAME)" --kind "$(KIND)" $(if $(LIKE),--like "$(LIKE)")
 
-test: setup chromium
+test: setup chromium kernels-setup
 	$(PY) -m pytest
 
 clean:

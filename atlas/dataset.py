@@ -17,6 +17,7 @@ from pathlib import Path
 
 from atlas.checks.common import text_problems
 from atlas.checks.devices import device_problems
+from atlas.checks.measurements import measurement_problems, measurement_references
 from atlas.checks.models import model_problems
 from atlas.errors import DataError, DataValidationError, dotted
 from atlas.schema import schema_problems
@@ -65,11 +66,12 @@ def identical_figures(dataset: Dataset) -> list[DataError]:
 
 # Checks that look at several entries at once; each returns a list of DataError.
 # They run only when every entry is valid on its own.
-CROSS_CHECKS: list[Callable[[Dataset], list[DataError]]] = [identical_figures]
+CROSS_CHECKS: list[Callable[[Dataset], list[DataError]]] = [identical_figures, measurement_references]
 
 COLLECTIONS: tuple[Collection, ...] = (
     Collection("devices", "device", "hardware", "device.schema.json", device_problems),
     Collection("models", "model", "models", "model.schema.json", model_problems),
+    Collection("measurements", "measurement", "measurements", "measurement.schema.json", measurement_problems),
 )
 
 
@@ -101,6 +103,10 @@ class Dataset:
     @property
     def models(self) -> dict:
         return self.entries.get("models", {})
+
+    @property
+    def measurements(self) -> dict:
+        return self.entries.get("measurements", {})
 
     def device(self, device_id: str) -> dict:
         try:

@@ -84,6 +84,14 @@ def cell(device: dict, name: str, lang: str) -> str:
     return f"<td>{escape(str(raw))}</td>"
 
 
+def name_cell(device: dict) -> str:
+    """The row header: the short name (tables stay narrow), the full product name as its tooltip."""
+    short = device.get("short_name")
+    if not short or short == device["name"]:
+        return f'<th scope="row">{escape(device["name"])}</th>'
+    return f'<th scope="row" title="{escape(device["name"])}">{escape(short)}</th>'
+
+
 def device_table(
     devices: dict,
     lang: str,
@@ -111,7 +119,7 @@ def device_table(
         cells = []
         for c in columns:
             if c == "name":
-                cells.append(f'<th scope="row">{escape(device["name"])}</th>')
+                cells.append(name_cell(device))
             else:
                 cells.append(cell(device, c, lang))
         body.append(f'<tr data-device="{escape(device["id"])}">{"".join(cells)}</tr>')

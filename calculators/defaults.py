@@ -308,6 +308,20 @@ EFFICIENCIES: dict[str, dict[str, Default]] = {
     },
 }
 
+AMPERE_SPARSITY = Source(
+    "https://images.nvidia.com/aem-dam/en-zz/Solutions/data-center/nvidia-ampere-architecture-whitepaper.pdf",
+    "NVIDIA A100 Tensor Core GPU Architecture (whitepaper), section 'Fine-Grained Structured Sparsity'",
+    "2:4 structured sparsity lets the tensor cores skip the zero half of the weights, doubling math throughput: "
+    "the sparse peak of a tensor-core precision is twice its dense peak.",
+)
+SPARSE_TO_DENSE = Default(
+    "peak.sparse_to_dense",
+    0.5,
+    "dense peak / sparse peak",
+    AMPERE_SPARSITY,
+    "used only when a vendor publishes nothing but the sparse figure (e.g. H200); the result says so",
+)
+
 # Precisions tried, in order, when a device lacks the requested one (dense figures only).
 PRECISION_FALLBACKS: dict[str, tuple[str, ...]] = {
     "fp64": ("fp64",),
@@ -337,6 +351,7 @@ def all_defaults() -> list[Default]:
         TRAINING_FLOPS_RECOMPUTE,
         LORA_RANK,
         DEFAULT_INTERMEDIATE_RATIO,
+        SPARSE_TO_DENSE,
         *OPTIMIZERS.values(),
     ]
     for workload in EFFICIENCIES.values():

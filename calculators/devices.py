@@ -2,8 +2,11 @@
 
 Peaks are always *dense* figures (a sparse figure never applies to dense
 work), from the matrix unit of the requested precision when the device states
-one, else from its vector unit. When the device lacks the precision, the
-lookup falls back along ``defaults.PRECISION_FALLBACKS`` and says so.
+one, else from its vector unit. When the vendor publishes only the 2:4-sparse
+matrix figure (NVIDIA's H200, some GeForce and workstation cards), the dense
+peak is that figure times ``defaults.SPARSE_TO_DENSE`` (one half), and the
+result says so. When the device lacks the precision, the lookup falls back
+along ``defaults.PRECISION_FALLBACKS`` and says so.
 Units: capacity in bytes, bandwidth in bytes/s, peaks in TFLOP/s (TOPS for
 integer precisions), power in W.
 """
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.defaults import GB, GIB, PRECISION_FALLBACKS
+from calculators.defaults import GB, GIB, PRECISION_FALLBACKS, SPARSE_TO_DENSE
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,7 @@ class Peak:
     precision: str  # the precision the figure is for
     unit: str  # "matrix" or "vector"
     requested: str  # the precision asked for
+    from_sparse: float | None = None  # the vendor's sparse figure this dense peak was derived from
 
     @property
     def fell_back(self) -> bool:
@@ -48,19 +52,34 @@ def tdp_w(device: dict) -> float | None:
     return power["tdp_w"] if power else None
 
 
-def dense_figure(device: dict, precision: str, unit: str) -> float | None:
-    """The dense TFLOP/s of ``precision`` on ``unit``, or None."""
+def figure(device: dict, precision: str, unit: str, sparsity: str = "dense") -> float | None:
+    """The stated TFLOP/s of ``precision`` on ``unit`` with ``sparsity``, or None."""
     for entry in device.get("compute", []):
-        if entry["precision"] == precision and entry["unit"] == unit and entry["sparsity"] == "dense":
+        if (entry["precision"], entry["unit"], entry["sparsity"]) == (precision, unit, sparsity):
             return entry["tflops"]
     return None
 
 
+def dense_figure(device: dict, precision: str, unit: str) -> float | None:
+    """The dense TFLOP/s of ``precision`` on ``unit``, or None."""
+    return figure(device, precision, unit, "dense")
+
+
 def peak(device: dict, precision: str) -> Peak | None:
-    """The dense peak to use for ``precision`` (matrix unit first), falling back as documented; None if none."""
+    """The dense peak to use for ``precision``; None if the device states nothing usable.
+
+    Order for each precision in the fallback chain: the dense matrix-unit
+    figure, half the sparse matrix-unit figure when that is all the vendor
+    gives, the dense vector-unit figure.
+    """
     for candidate in PRECISION_FALLBACKS.get(precision, (precision,)):
-        for unit in ("matrix", "vector"):
-            tflops = dense_figure(device, candidate, unit)
-            if tflops:
-                return Peak(tflops, candidate, unit, precision)
+        tflops = dense_figure(device, candidate, "matrix")
+        if tflops:
+            return Peak(tflops, candidate, "matrix", precision)
+        sparse = figure(device, candidate, "matrix", "sparse")
+        if sparse:
+            return Peak(sparse * SPARSE_TO_DENSE.value, candidate, "matrix", precision, from_sparse=sparse)
+        tflops = dense_figure(device, candidate, "vector")
+        if tflops:
+            return Peak(tflops, candidate, "vector", precision)
     return None

@@ -111,6 +111,13 @@ def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, 
         notes.append(Message("note.fallback", {"device": dev.name(device), "wanted": precision, "used": peak.precision}))
     if peak.unit == "vector":
         notes.append(Message("note.vector_unit", {"device": dev.name(device), "precision": peak.precision}))
+    if peak.from_sparse:
+        notes.append(
+            Message(
+                "note.sparse_halved",
+                {"device": dev.name(device), "precision": peak.precision, "sparse": peak.from_sparse, "dense": peak.tflops},
+            )
+        )
     n = opts.num_devices
     bandwidth = dev.bandwidth_bytes_s(device)
     peak_flops = peak.tflops * 1e12

@@ -44,6 +44,79 @@ Memory breakdown (``charts.breakdown``)::
   ``optimizer``, ``overhead`` with the unit as suffix: ``_gb`` (10^9 bytes),
   ``_gib`` (2^30 bytes) or ``_bytes`` — the estimators' ``breakdown`` object
   can be passed as it is. The axis shows GiB (``unit="gb"`` for GB).
+
+Memory capacity against bandwidth (``charts.scatter``)::
+
+    capacity_bandwidth_svg(devices, lang, thresholds=None)
+    capacity_bandwidth_figure(devices, lang, thresholds=None, caption=None)
+
+    devices = [{"id": "h100-sxm", "label": "H100 SXM", "kind": "gpu", "capacity_gib": 80, "bandwidth_gb_s": 3350}]
+    thresholds = [{"label": "...", "capacity_gib": 43.9}, {"label": "...", "bandwidth_gb_s": 1000}]
+
+Generations over time (``charts.generations``)::
+
+    generations_svg(devices, lang, precision="bf16")
+    generations_figure(devices, lang, precision="bf16", caption=None)
+
+    devices = [{"id", "label", "vendor", "launch_year", "peak_tflops", "bandwidth_gb_s",
+                "precision": "fp16"}]   # "precision" only where it differs from the chart's
+
+Performance per watt and per dollar (``charts.efficiency``)::
+
+    efficiency_svg(devices, lang, metric="power", precision="bf16")
+    efficiency_figure(devices, lang, metric="power", precision="bf16", caption=None)
+
+    metric "power":       devices = [{"id", "label", "peak_tflops", "tdp_w"}]     -> GFLOP/s per W
+    metric "price":       devices = [{"id", "label", "peak_tflops", "price_usd", "price_usd_high" (range only),
+                                      "price_as_of": "2024-01", "price_kind": "street-range"}]
+                                                                                -> TFLOP/s per 1,000 US$
+    metric "cloud_price": the same with US$ per device-hour                     -> TFLOP/s per US$/h
+
+  The figure shows the caveat (peak vs real work, dated prices) under the chart.
+
+From the estimators' results (``charts.estimates``), for the in-page calculators::
+
+    from charts import estimates
+    result = calculators.api.handle({"command": "speed", ...}, catalog)["result"]
+    html = charts.roofline_figure(lang=lang, **estimates.speed_roofline(result, lang))   # device, baseline, workload
+    result = calculators.api.handle({"command": "vram", ...}, catalog)["result"]
+    html = charts.memory_breakdown_figure([estimates.vram_bar(result, lang)], lang,
+                                          capacities=[{"label": "H100 SXM", "capacity_gib": 80}])
+
+  ``estimates.vram_threshold(result, lang)`` and ``estimates.speed_marker(result, lang)``
+  give a capacity line and a roofline marker with labels in ``lang``.
+
+Macros for pages (``macros/charts_macros.py``)
+----------------------------------------------
+
+Pages with ``render_macros: true`` pick devices like ``device_table``: ``ids``
+(a list, in that order; each listed device must state the figures the chart
+needs) or the filters ``kind`` (gpu, tpu, asic, fpga, npu, cpu; a name or a
+list), ``segment`` and ``vendor``. Filtered devices without the figure are
+left out; if none is left the page says so in its language. ``caption`` adds
+a line under the picture. Every macro returns the figure with its data table
+in the page's language::
+
+    {{ roofline_chart(kind="gpu", precision="bf16") }}
+    {{ roofline_chart(ids=["h100-sxm", "a100-sxm-80gb"], precision="fp8", unit="matrix", sparsity="dense",
+                      markers=[{"label": "My kernel", "intensity": 12}]) }}
+    {{ capacity_bandwidth_chart(kind=["gpu", "tpu"]) }}
+    {{ generations_chart(vendor="NVIDIA", kind="gpu") }}        # precision=("bf16", "fp16"): first one stated
+    {{ efficiency_chart("power", kind="gpu") }}                 # or "price", "cloud_price"
+
+Figures a page would otherwise type by hand come from the estimators
+(``calculators.api.handle``), given as calculator parameters::
+
+    {{ roofline_chart(kind="gpu", workloads=[
+        {"workload": "decode", "model": "llama-3.1-8b", "weights": "bf16", "batch": 1}]) }}
+    {{ capacity_bandwidth_chart(kind="gpu", thresholds=[
+        {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}]) }}   # line at the estimated total
+    {{ memory_breakdown_chart([{"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192},
+                               {"model": "llama-3.1-8b", "weights": "bf16", "mode": "lora"}],
+                              devices=["rtx-4090", "h100-sxm"]) }}              # capacity lines of these devices
+
+Any case may carry a ``label`` to replace the generated one; a parameter the
+estimators refuse stops the build with their message.
 """
 
 from charts.breakdown import memory_breakdown_figure, memory_breakdown_svg

@@ -1,6 +1,7 @@
 """Memory breakdown: one stacked horizontal bar per case (weights, KV cache,
 activations, gradients, optimiser states, overhead), with optional vertical
-lines at device capacities.
+lines at device capacities. Part names come from the estimators' labels
+(``breakdown.<part>`` in ``l10n``), so chart and calculator say the same.
 
 Sizes come in the keys of the estimators' JSON (``calculators``): each key
 names its part and its unit, ``weights_gb`` (10^9 bytes), ``weights_gib``
@@ -17,7 +18,7 @@ from charts import svg
 PARTS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
 UNIT_BYTES = {"bytes": 1, "gb": 10**9, "gib": 2**30}
 
-PLOT_LEFT = 170.0
+PLOT_LEFT = 180.0
 PLOT_RIGHT = svg.WIDTH - 24.0
 BAR_HEIGHT, BAR_GAP = 26.0, 14.0
 
@@ -45,6 +46,21 @@ def parts_in_bytes(parts: dict, lang: str, what: str = "parts") -> dict:
             raise svg.ChartError(l10n.t(lang, "charts.error.part_twice", part=part))
         out[part] = svg.check_number(value, lang, f"{what}.{key}", allow_zero=True) * UNIT_BYTES[unit]
     return {p: out[p] for p in PARTS if out.get(p)}
+
+
+def label_lines(label: str, limit: int = 26, most: int = 3) -> list[str]:
+    """A bar label in at most ``most`` lines of about ``limit`` characters, broken after commas where possible."""
+    lines, rest = [], label
+    while len(rest) > limit and len(lines) < most - 1:
+        cut = rest.rfind(", ", 0, limit + 1)
+        if cut > 0:
+            lines.append(rest[: cut + 1])
+            rest = rest[cut + 2 :]
+        else:
+            lines.append(rest[:limit])
+            rest = rest[limit:]
+    lines.append(svg.shorten(rest, limit))
+    return lines
 
 
 def _check(bars, capacities, lang, unit):
@@ -104,8 +120,11 @@ def memory_breakdown_svg(bars, lang: str, capacities=None, unit: str = "gib", ti
     for i, bar in enumerate(bars):
         y = top + BAR_GAP + i * (BAR_HEIGHT + BAR_GAP)
         out.append(f'<g class="atlas-bar" data-total="{bar["total"]:.6g}">')
-        out.append(svg.text(PLOT_LEFT - 8, y + BAR_HEIGHT / 2 + 4, svg.shorten(bar["label"], 26), anchor="end",
-                            cls="atlas-label"))
+        lines = label_lines(bar["label"])
+        size = 12 if len(lines) == 1 else 11
+        for j, text in enumerate(lines):
+            baseline = y + BAR_HEIGHT / 2 + 4 + (j - (len(lines) - 1) / 2) * 12
+            out.append(svg.text(PLOT_LEFT - 8, baseline, text, anchor="end", cls="atlas-label", size=size))
         x = 0.0
         for part in PARTS:
             size = bar["parts"].get(part)
@@ -113,7 +132,7 @@ def memory_breakdown_svg(bars, lang: str, capacities=None, unit: str = "gib", ti
                 continue
             x0, x1 = xs(x), xs(x + size)
             value = svg.fmt(size, lang)
-            tip = l10n.t(lang, "charts.breakdown.tip", part=l10n.t(lang, f"charts.part.{part}"), value=value,
+            tip = l10n.t(lang, "charts.breakdown.tip", part=l10n.t(lang, f"breakdown.{part}"), value=value,
                          unit=unit_label)
             out.append(
                 f'<g class="atlas-part atlas-part-{part}" color="{_PART_COLOURS[part]}" data-part="{part}">'
@@ -137,13 +156,13 @@ def memory_breakdown_svg(bars, lang: str, capacities=None, unit: str = "gib", ti
         out.append(svg.text(x + (-4 if anchor == "end" else 4), top - 6 - 16 * (i % 2), label, anchor=anchor,
                             cls="atlas-label", size=11))
         out.append("</g>")
-    items = [((f"atlas-part-{p}", _PART_COLOURS[p]), l10n.t(lang, f"charts.part.{p}")) for p in used]
+    items = [((f"atlas-part-{p}", _PART_COLOURS[p]), l10n.t(lang, f"breakdown.{p}")) for p in used]
     legend, legend_height = svg.legend(items, PLOT_LEFT, bottom + 48, PLOT_RIGHT - PLOT_LEFT, swatch="box")
     out.append(legend)
 
     cases = "; ".join(
         l10n.t(lang, "charts.breakdown.desc_item", label=b["label"],
-               parts=", ".join(f'{l10n.t(lang, f"charts.part.{p}")} {svg.fmt(v, lang)}' for p, v in b["parts"].items()),
+               parts=", ".join(f'{l10n.t(lang, f"breakdown.{p}")} {svg.fmt(v, lang)}' for p, v in b["parts"].items()),
                total=svg.fmt(b["total"], lang), unit=unit_label)
         for b in bars
     )
@@ -161,7 +180,7 @@ def memory_breakdown_tables(bars, lang: str, capacities=None, unit: str = "gib")
     unit_label = l10n.t(lang, f"unit.{unit}")
     used = [p for p in PARTS if any(p in b["parts"] for b in bars)]
     headers = [l10n.t(lang, "charts.col.case")]
-    headers += [f'{l10n.t(lang, f"charts.part.{p}")} ({unit_label})' for p in used]
+    headers += [f'{l10n.t(lang, f"breakdown.{p}")} ({unit_label})' for p in used]
     headers.append(l10n.t(lang, "charts.col.total", unit=unit_label))
     zero = svg.fmt(0, lang)
     rows = [(None, [b["label"]] + [svg.fmt(b["parts"][p], lang) if p in b["parts"] else zero for p in used]

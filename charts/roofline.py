@@ -122,8 +122,7 @@ def roofline_svg(devices, lang: str, precision: str = "bf16", unit: str = "matri
         x = xs(m["intensity"])
         out.append(f'<g class="atlas-marker" data-intensity="{svg.n(m["intensity"])}">')
         out.append(svg.line(x, PLOT_TOP, x, PLOT_BOTTOM, "atlas-marker-line", 'stroke-dasharray="4 3"'))
-        out.append(svg.text(x - 4, PLOT_TOP + 4, svg.shorten(m["label"], 40), anchor="end", cls="atlas-marker-label",
-                            rotate=True, size=11))
+        out.append(svg.line_tag(markers.index(m) + 1, x, PLOT_TOP + 11))
         if "tflops" in m:
             out.append(f'<circle cx="{svg.n(x)}" cy="{svg.n(ys(m["tflops"]))}" r="4.5" fill="currentColor">'
                        f'<title>{svg.esc(m["label"])}</title></circle>')
@@ -150,6 +149,8 @@ def roofline_svg(devices, lang: str, precision: str = "bf16", unit: str = "matri
         legend_items.append((i, d["label"]))
     legend, legend_height = svg.legend(legend_items, PLOT_LEFT, PLOT_BOTTOM + 48, PLOT_RIGHT - PLOT_LEFT)
     out.append(legend)
+    marker_notes, notes_height = svg.notes([m["label"] for m in markers], PLOT_LEFT, PLOT_BOTTOM + 52 + legend_height)
+    out.append(marker_notes)
 
     ridges = "; ".join(
         l10n.t(lang, "charts.roofline.ridge_item", device=d["label"],
@@ -158,7 +159,7 @@ def roofline_svg(devices, lang: str, precision: str = "bf16", unit: str = "matri
     )
     title = title or l10n.t(lang, "charts.roofline.title", precision=labels["precision"])
     desc = l10n.t(lang, "charts.roofline.desc", precision=labels["precision"], ridges=ridges)
-    height = PLOT_BOTTOM + 48 + legend_height + 4
+    height = PLOT_BOTTOM + 48 + legend_height + notes_height + 4
     return svg.svg_root("roofline", height, title, desc, "".join(out), lang)
 
 

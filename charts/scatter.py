@@ -125,18 +125,16 @@ def capacity_bandwidth_svg(devices, lang: str, thresholds=None, title: str | Non
     out.append(svg.text(18, (PLOT_TOP + PLOT_BOTTOM) / 2, l10n.t(
         lang, "charts.scatter.y_axis", unit=l10n.t(lang, "unit.gb_s")), anchor="middle", cls="atlas-axis-label",
         rotate=True))
-    for t in lines:
+    for number, t in enumerate(lines, start=1):
         out.append(f'<g class="atlas-threshold" data-{t["axis"].replace("_", "-")}="{t["value"]:.6g}">')
         if t["axis"] == "capacity_gib":
             x = xs(t["value"])
             out.append(svg.line(x, PLOT_TOP, x, PLOT_BOTTOM, "atlas-threshold-line", 'stroke-dasharray="5 3"'))
-            out.append(svg.text(x - 4, PLOT_BOTTOM - 4, svg.shorten(t["label"], 48), cls="atlas-threshold-label",
-                                rotate=True, size=10))
+            out.append(svg.line_tag(number, x, PLOT_TOP + 11))
         else:
             y = ys(t["value"])
             out.append(svg.line(PLOT_LEFT, y, PLOT_RIGHT, y, "atlas-threshold-line", 'stroke-dasharray="5 3"'))
-            out.append(svg.text(PLOT_RIGHT - 4, y - 4, svg.shorten(t["label"], 60), anchor="end",
-                                cls="atlas-threshold-label", size=10))
+            out.append(svg.line_tag(number, PLOT_RIGHT - 14, y - 4))
         out.append("</g>")
     points = [(xs(d["capacity_gib"]), ys(d["bandwidth_gb_s"]), svg.shorten(d["label"], 22)) for d in devices]
     for d, (x, y, label), spot in zip(devices, points, _place_labels(points), strict=True):
@@ -164,6 +162,8 @@ def capacity_bandwidth_svg(devices, lang: str, thresholds=None, title: str | Non
         legend_out.append(svg.text(x + 16, y + 4, l10n.t(lang, f"kind.{kind}"), cls="atlas-label"))
     legend_out.append("</g>")
     out.append("".join(legend_out))
+    line_notes, notes_height = svg.notes([t["label"] for t in lines], PLOT_LEFT, PLOT_BOTTOM + 72)
+    out.append(line_notes)
 
     kinds_text = ", ".join(
         f'{l10n.t(lang, f"kind.{k}")} {sum(1 for d in devices if d["kind"] == k)}' for k in kinds)
@@ -173,7 +173,7 @@ def capacity_bandwidth_svg(devices, lang: str, thresholds=None, title: str | Non
             f'{t["label"]} ({svg.fmt(t["value"], lang)} '
             f'{l10n.t(lang, "unit.gib" if t["axis"] == "capacity_gib" else "unit.gb_s")})' for t in lines))
     title = title or l10n.t(lang, "charts.scatter.title")
-    return svg.svg_root("capacity-bandwidth", PLOT_BOTTOM + 72, title, desc, "".join(out), lang)
+    return svg.svg_root("capacity-bandwidth", PLOT_BOTTOM + 72 + notes_height, title, desc, "".join(out), lang)
 
 
 def capacity_bandwidth_tables(devices, lang: str, thresholds=None) -> list[str]:

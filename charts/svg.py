@@ -275,18 +275,43 @@ def legend(items, x0: float, y0: float, width: float, swatch: str = "line") -> t
     return "".join(out), rows * 20 + 4
 
 
+def line_tag(number: int, x: float, y: float) -> str:
+    """The small number drawn at the top of a reference line; ``notes`` explains it below the plot."""
+    return text(x + 3, y, str(number), cls="atlas-line-tag", size=11)
+
+
+def notes(labels, x0: float, y0: float) -> tuple[str, float]:
+    """Numbered explanations of reference lines ("1  Llama 3.1 8B decode, batch 1"), one per row.
+
+    Returns the markup and the height it takes; empty for no labels.
+    """
+    if not labels:
+        return "", 0.0
+    out = ['<g class="atlas-notes">']
+    for i, label in enumerate(labels):
+        y = y0 + i * 18 + 10
+        out.append(line(x0, y - 8, x0, y + 4, "atlas-note-swatch", 'stroke-dasharray="4 3"'))
+        out.append(text(x0 + 6, y, str(i + 1), cls="atlas-line-tag", size=11))
+        out.append(text(x0 + 22, y, shorten(label, 90), cls="atlas-label"))
+    out.append("</g>")
+    return "".join(out), len(labels) * 18 + 4
+
+
 # --- the figure around the picture -------------------------------------------------------
 
 
 def table(headers, rows, caption: str | None = None) -> str:
     """A plain data table. ``rows`` is ``[(device_id or None, [cells])]``; the first cell is the row header.
 
+    Device rows carry ``data-chart-device`` (not the ``data-device`` of the
+    comparison tables, so a page's device tables count only their own rows).
+
     Cells are text (escaped here); numeric cells should arrive formatted.
     """
     head = "".join(f'<th scope="col">{esc(h)}</th>' for h in headers)
     body = []
     for row_id, cells in rows:
-        attr = f' data-device="{esc(row_id)}"' if row_id else ""
+        attr = f' data-chart-device="{esc(row_id)}"' if row_id else ""
         first, rest = cells[0], cells[1:]
         tds = "".join(f"<td>{esc(c)}</td>" for c in rest)
         body.append(f'<tr{attr}><th scope="row">{esc(first)}</th>{tds}</tr>')

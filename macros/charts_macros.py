@@ -16,7 +16,8 @@ from html import escape
 
 import charts
 import l10n
-from atlas.chart_inputs import PURCHASE_PRICES, chart_devices
+from atlas import chart_estimates
+from atlas.chart_inputs import PURCHASE_PRICES, chart_device, chart_devices
 
 
 def _first(precision) -> str:
@@ -24,6 +25,14 @@ def _first(precision) -> str:
 
 
 def register(env, ctx):
+    estimators = {}
+
+    def cat():
+        """The estimators' catalog of the data set, made once per build."""
+        if "catalog" not in estimators:
+            estimators["catalog"] = chart_estimates.catalog(ctx.dataset)
+        return estimators["catalog"]
+
     def select(ids, kind, segment, vendor, require, precision="bf16", unit="matrix", sparsity="dense",
                price_kinds=None):
         return chart_devices(ctx.dataset.devices, ids=ids, kind=kind, segment=segment, vendor=vendor,
@@ -35,22 +44,48 @@ def register(env, ctx):
 
     @env.macro
     def roofline_chart(ids=None, kind=None, segment=None, vendor=None, precision="bf16", unit="matrix",
-                       sparsity="dense", markers=None, caption=None):
-        """Roofline of the selected devices at one precision; markers: [{"label", "intensity"}]."""
+                       sparsity="dense", workloads=None, markers=None, caption=None):
+        """Roofline of the selected devices at one precision.
+
+        workloads: speed-estimator parameters, e.g. [{"workload": "decode", "model": "llama-3.1-8b",
+        "weights": "bf16", "batch": 1}], drawn at the intensity the estimator computes;
+        markers: explicit [{"label", "intensity"}] (operations per byte).
+        """
         devices = select(ids, kind, segment, vendor, ("peak_tflops", "bandwidth_gb_s"), precision, unit, sparsity)
         if not devices:
             return empty()
         if ids is None:  # legend from the highest roof down
             devices.sort(key=lambda d: (-d["peak_tflops"], d["label"]))
-        return charts.roofline_figure(devices, ctx.lang(), precision, unit, sparsity, markers, caption)
+        marks = [chart_estimates.workload_marker(w, devices[0]["id"], ctx.lang(), cat()) for w in workloads or []]
+        marks += list(markers or [])
+        return charts.roofline_figure(devices, ctx.lang(), precision, unit, sparsity, marks, caption)
 
     @env.macro
     def capacity_bandwidth_chart(ids=None, kind=None, segment=None, vendor=None, thresholds=None, caption=None):
-        """Memory capacity against bandwidth, by kind; thresholds: [{"label", "capacity_gib" | "bandwidth_gb_s"}]."""
+        """Memory capacity against bandwidth, by kind.
+
+        thresholds: memory-estimator parameters, e.g. [{"model": "llama-3.1-70b", "weights": "q4_k_m",
+        "context": 8192}] (a vertical line at the total the estimator computes), or explicit
+        [{"label", "capacity_gib" | "bandwidth_gb_s"}].
+        """
         devices = select(ids, kind, segment, vendor, ("capacity_gib", "bandwidth_gb_s"))
         if not devices:
             return empty()
-        return charts.capacity_bandwidth_figure(devices, ctx.lang(), thresholds, caption)
+        lines = [chart_estimates.capacity_threshold(t, ctx.lang(), cat()) if "model" in t else t
+                 for t in thresholds or []]
+        return charts.capacity_bandwidth_figure(devices, ctx.lang(), lines, caption)
+
+    @env.macro
+    def memory_breakdown_chart(cases, devices=None, unit="gib", caption=None):
+        """Stacked memory bars of memory-estimator cases, with the capacity of ``devices`` (ids) as lines.
+
+        cases: [{"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}, ...] with any
+        parameter of the vram calculator (mode, batch, kv_cache, num_devices, ...) and an optional label.
+        """
+        bars = [chart_estimates.breakdown_bar(case, ctx.lang(), cat()) for case in cases]
+        capacities = [{"label": d["label"], "capacity_gib": d["capacity_gib"]}
+                      for d in (chart_device(ctx.dataset.device(i)) for i in devices or [])]
+        return charts.memory_breakdown_figure(bars, ctx.lang(), capacities, unit, caption)
 
     @env.macro
     def generations_chart(ids=None, kind=None, segment=None, vendor=None, precision=("bf16", "fp16"), caption=None):

@@ -20,13 +20,14 @@ for path in (REPO_ROOT, REPO_ROOT / "macros"):
 import calculator_macros  # noqa: E402
 import charts_macros  # noqa: E402
 import content_macros  # noqa: E402
+import kernels_macros  # noqa: E402
 import site_macros  # noqa: E402
 from macro_context import Context  # noqa: E402
 
 from atlas.dataset import load_dataset  # noqa: E402
 
 # Each module here defines register(env, ctx). Add a new area's module to this list.
-AREAS = [site_macros, charts_macros, content_macros, calculator_macros]
+AREAS = [site_macros, charts_macros, content_macros, kernels_macros, calculator_macros]
 
 
 def define_env(env):

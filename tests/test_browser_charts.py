@@ -48,9 +48,9 @@ def test_charts_render_in_light_and_dark(browser, site_server, path):
 def test_numbers_behind_the_chart_open_as_a_table(page, site_server):
     page.goto(site_server + "/de/compare/")
     details = page.locator("details.atlas-chart-data").first
-    table = details.locator("table")
+    table = details.locator("table").first
     assert not table.is_visible()
     details.locator("summary").click()
     assert table.is_visible()
-    row = table.locator("tr[data-device='h100-sxm'] td")
+    row = table.locator("tr[data-chart-device='h100-sxm'] td")
     assert row.all_inner_texts()[:3] == ["989,4", "3.350", "295"]

@@ -155,7 +155,9 @@ def test_peak_lookup_uses_dense_matrix_figures_and_falls_back_explicitly():
     fp32 = devices.peak(h100, "fp32")
     assert (fp32.unit, fp32.tflops) == ("vector", 66.9)
     sparse_only = {"compute": [{"precision": "fp16", "unit": "matrix", "sparsity": "sparse", "tflops": 100}]}
-    assert devices.peak(sparse_only, "fp16") is None
+    # Only a sparse figure: dense work gets half of it, and the peak records where it came from.
+    assert devices.peak(sparse_only, "fp16") == devices.Peak(50.0, "fp16", "matrix", "fp16", from_sparse=100)
+    assert devices.peak({"compute": []}, "fp16") is None
 
 
 def test_fallback_and_vector_unit_are_said_in_the_result():

@@ -1,9 +1,11 @@
 """Charts from the data set: chart inputs read through atlas.fields, and the charts on the built pages."""
 
 import re
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
+from conftest import REPO_ROOT
 
 from atlas import chart_inputs
 
@@ -62,6 +64,7 @@ def test_compare_page_shows_the_charts_in_its_language(built_site, lang):
         assert roof.find("svg:title", NS).text == "Roofline, BF16 (matrix unit, dense)"
         assert "<summary>Numbers behind this chart</summary>" in html
         assert "<td>989.4</td><td>3,350</td><td>295</td>" in html
+    assert not re.search(r"\bNaN\b|Infinity|Traceback", html)
     # The numbers also live in a table next to every chart.
     assert html.count('<details class="atlas-chart-data">') == len(re.findall(r"<svg\b[^>]*data-chart=", html))
 
@@ -72,3 +75,151 @@ def test_chart_stylesheet_is_part_of_the_site(built_site):
     html = (built_site / "compare" / "index.html").read_text(encoding="utf-8")
     assert "assets/stylesheets/charts.css" in html
     assert "<script" not in html[html.index("<article"): html.index("</article>")]  # no inline script for charts
+
+
+# --- figures computed by the estimators -----------------------------------------------------
+
+CASE_70B = {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}
+
+
+@pytest.fixture(scope="module")
+def catalog(dataset):
+    from atlas import chart_estimates
+
+    return chart_estimates.catalog(dataset)
+
+
+def vram(params, catalog):
+    from calculators.api import handle
+
+    answer = handle({"command": "vram", "params": params, "lang": "en"}, catalog)
+    assert answer["ok"], answer
+    return answer["result"]
+
+
+def test_breakdown_bar_is_the_estimators_breakdown(catalog):
+    from atlas import chart_estimates
+
+    bar = chart_estimates.breakdown_bar(CASE_70B, "de", catalog)
+    expected = vram(CASE_70B, catalog)
+    assert bar["parts"] == expected["breakdown"]
+    assert bar["label"] == "Llama 3.1 70B, Q4_K_M, 8.192 Token"
+    # Q4_K_M weights of Llama 3.1 70B: llama.cpp's ~42.5 GB file is about 40 GiB.
+    assert 38 < bar["parts"]["weights_gib"] < 42
+
+
+def test_threshold_and_marker_come_from_the_estimators(catalog):
+    from atlas import chart_estimates
+    from calculators.api import handle
+
+    line = chart_estimates.capacity_threshold(CASE_70B, "en", catalog)
+    total = vram(CASE_70B, catalog)["total_gib"]
+    assert line["capacity_gib"] == total
+    assert line["label"] == f"Llama 3.1 70B, Q4_K_M, 8,192 tokens: {total:.1f} GiB"
+    decode = {"workload": "decode", "model": "llama-3.1-8b", "weights": "bf16", "batch": 1}
+    marker = chart_estimates.workload_marker(decode, "h100-sxm", "de", catalog)
+    speed = handle({"command": "speed", "params": {"device": "h100-sxm", **decode}, "lang": "de"}, catalog)["result"]
+    assert marker["intensity"] == pytest.approx(speed["flops"] / speed["bytes"])
+    assert 0.9 < marker["intensity"] < 1.3  # batch-1 decode: about one multiply-add per BF16 weight read
+    assert marker["label"] == "Llama 3.1 8B, Decode, Batch 1"
+
+
+def test_bad_estimate_parameters_stop_with_the_estimators_message(catalog):
+    from atlas import chart_estimates
+
+    with pytest.raises(chart_estimates.EstimateError, match="llama-3.1-70b"):  # the close match it suggests
+        chart_estimates.breakdown_bar({"model": "llama-3.1-7b", "weights": "q4_k_m"}, "en", catalog)
+
+
+class _Env:
+    """Just enough of mkdocs-macros' env to register and call the macros."""
+
+    def __init__(self):
+        self.macros = {}
+
+    def macro(self, fn):
+        self.macros[fn.__name__] = fn
+        return fn
+
+
+def chart_macros(dataset, lang):
+    sys.path.insert(0, str(REPO_ROOT / "macros"))  # as macros/main.py does
+    import charts_macros
+    from macro_context import Context
+
+    env = _Env()
+    charts_macros.register(env, Context(dataset=dataset, lang=lambda: lang))
+    return env.macros
+
+
+def test_memory_breakdown_macro_draws_estimates_against_device_memory(dataset, catalog):
+    macros = chart_macros(dataset, "de")
+    html = macros["memory_breakdown_chart"]([CASE_70B, {"model": "llama-3.1-8b", "weights": "bf16"}],
+                                            devices=["h100-sxm"])
+    root = ET.fromstring(html[html.index("<svg"): html.index("</svg>") + 6])
+    assert root.get("data-chart") == "memory-breakdown"
+    totals = [float(g.get("data-total")) for g in root.iterfind(".//svg:g[@class='atlas-bar']", NS)]
+    assert totals[0] == pytest.approx(vram(CASE_70B, catalog)["total_gib"], rel=1e-5)
+    assert root.find(".//svg:g[@class='atlas-capacity']", NS).get("data-capacity") == "80"  # H100 SXM, 80 GiB
+    assert "Gewichte" in html and "H100 SXM" in html
+
+
+def test_macros_show_a_note_for_an_empty_selection_and_fail_for_a_listed_device(dataset):
+    macros = chart_macros(dataset, "de")
+    assert macros["roofline_chart"](kind="gpu", precision="fp64", unit="matrix", sparsity="sparse") == (
+        '<p class="atlas-empty">Noch nennt kein Gerät dieser Auswahl die Werte, die dieses Diagramm braucht.</p>'
+    )
+    with pytest.raises(ValueError, match="device 'a100-sxm-80gb' does not state peak_tflops"):
+        macros["roofline_chart"](ids=["a100-sxm-80gb"], precision="fp8")
+
+
+def test_compare_page_draws_the_estimators_thresholds(built_site, catalog):
+    html = (built_site / "compare" / "index.html").read_text(encoding="utf-8")
+    scatter = charts_in(html)["capacity-bandwidth"]
+    lines = [float(g.get("data-capacity-gib")) for g in scatter.iterfind(".//svg:g[@class='atlas-threshold']", NS)]
+    assert lines[1] == pytest.approx(vram({**CASE_70B}, catalog)["total_gib"], rel=1e-5)
+    roof = charts_in(html)["roofline"]
+    assert len(roof.findall(".//svg:g[@class='atlas-marker']", NS)) == 3
+
+
+def test_calculator_results_draw_with_the_standard_library_alone(dataset, tmp_path):
+    """The in-page path: calculators.api.handle -> charts.estimates -> charts, without third-party packages."""
+    import json
+    import subprocess
+
+    from atlas.export import export_json
+
+    data = tmp_path / "atlas-data.json"
+    data.write_text(export_json(dataset), encoding="utf-8")
+    code = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import charts
+from calculators.api import handle
+from calculators.catalog import Catalog
+from charts import estimates
+cat = Catalog.from_json(open(sys.argv[2], encoding="utf-8").read())
+speed = handle({"command": "speed", "lang": "de", "params": {"model": "llama-3.1-8b", "weights": "bf16",
+               "workload": "decode", "device": "h100-sxm", "baseline": "a100-sxm-80gb"}}, cat)["result"]
+vram = handle({"command": "vram", "lang": "de", "params": {"model": "llama-3.1-70b", "weights": "q4_k_m",
+              "context": 8192}}, cat)["result"]
+roof = charts.roofline_figure(lang="de", **estimates.speed_roofline(speed, "de"))
+bars = charts.memory_breakdown_figure([estimates.vram_bar(vram, "de")], "de",
+                                      capacities=[{"label": "H100 SXM", "capacity_gib": 80}])
+third = sorted(m for m in sys.modules if m.split(".")[0] in ("yaml", "pandas", "numpy", "atlas", "jinja2"))
+print(json.dumps({"roof": roof, "bars": bars, "intensity": speed["arithmetic_intensity"],
+                  "total": vram["total_gib"], "third": third}))
+"""
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(REPO_ROOT), str(data)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["third"] == []
+    roof = ET.fromstring(got["roof"][got["roof"].index("<svg"): got["roof"].index("</svg>") + 6])
+    assert [g.get("data-device") for g in roof.iterfind(".//svg:g[@data-device]", NS)] == ["h100-sxm", "a100-sxm-80gb"]
+    marker = roof.find(".//svg:g[@class='atlas-marker']", NS)
+    assert float(marker.get("data-intensity")) == pytest.approx(got["intensity"], abs=0.05)
+    assert "Llama 3.1 8B, Decode, Batch 1" in got["roof"]
+    bars = ET.fromstring(got["bars"][got["bars"].index("<svg"): got["bars"].index("</svg>") + 6])
+    assert float(bars.find(".//svg:g[@class='atlas-bar']", NS).get("data-total")) == pytest.approx(got["total"], rel=1e-5)
+    assert "Llama 3.1 70B, Q4_K_M, 8.192 Token" in got["bars"]

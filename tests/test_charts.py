@@ -95,7 +95,7 @@ def test_roofline_tables_hold_every_number():
     html = roofline.roofline_figure(
         [H100, A100], "de", markers=[DECODE]
     )
-    assert '<tr data-device="h100-sxm"><th scope="row">H100 SXM</th><td>989,4</td><td>3.350</td><td>295</td></tr>' in html
+    assert '<tr data-chart-device="h100-sxm"><th scope="row">H100 SXM</th><td>989,4</td><td>3.350</td><td>295</td></tr>' in html
     assert "<td>153</td>" in html  # A100: 312 × 1000 / 2039
     # decode at 1 FLOP/byte: H100 attains 3.35 TFLOP/s, limited by memory bandwidth
     assert "<th scope=\"row\">LLM decode, batch 1</th><td>1</td><td>H100 SXM</td><td>3,35</td><td>Speicherbandbreite</td>" in html
@@ -300,7 +300,7 @@ def test_generations_say_how_much_compute_outgrew_bandwidth():
     # 2017 → 2022: 989.4 / 125 = 7.9-fold peak, 3350 / 900 = 3.7-fold bandwidth
     assert "Von 2017 bis 2022 wuchs die beste Spitzenleistung im Diagramm auf das 7,9-Fache" in de
     assert "die beste Speicherbandbreite auf das 3,7-Fache" in de
-    assert '<tr data-device="v100"><th scope="row">V100</th><td>NVIDIA</td><td>2017</td><td>FP16</td>' in de
+    assert '<tr data-chart-device="v100"><th scope="row">V100</th><td>NVIDIA</td><td>2017</td><td>FP16</td>' in de
     en = generations.generations_figure(GEN, "en")
     assert "grew 7.9-fold" in en and "Launch year" in en
 
@@ -370,3 +370,16 @@ def test_vendor_line_joins_only_new_records():
     line = root.find(".//svg:g[@data-panel='peak_tflops']//svg:polyline", NS)
     assert len(line.get("points").split()) == 3
     assert root.find(".//svg:g[@data-panel='peak_tflops']//svg:circle[@data-device='l4']", NS) is not None
+
+
+def test_speed_result_without_intensity_draws_the_roofs_alone():
+    from charts import estimates
+
+    result = {"workload": "kernel", "precision": "bf16", "arithmetic_intensity": None, "batch": 1,
+              "device": {"id": "h100-sxm", "name": "H100 SXM", "precision": "bf16", "unit": "matrix",
+                         "peak_tflops": 989.4, "bandwidth_gb_s": 3350},
+              "baseline": None}
+    args = estimates.speed_roofline(result, "en")
+    assert args["markers"] == [] and [d["id"] for d in args["devices"]] == ["h100-sxm"]
+    root = parse(roofline.roofline_svg(lang="en", **args))
+    assert root.find(".//svg:g[@class='atlas-marker']", NS) is None

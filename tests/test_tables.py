@@ -70,7 +70,7 @@ def test_sort_puts_largest_first(dataset):
 def test_spec_in_prose(dataset):
     html = tables.spec(dataset.device("h100-sxm"), "bandwidth", "de")
     assert ">3.350\u00a0GB/s<" in html
-    assert 'title="Quelle: NVIDIA H100 Tensor Core GPU datasheet"' in html
+    assert 'title="Quelle: NVIDIA H100 Tensor Core GPU, specifications"' in html
 
 
 @pytest.mark.parametrize("lang, expected", [("en", ">25,000–40,000<"), ("de", ">25.000–40.000<")])
@@ -92,3 +92,8 @@ def test_sub_unit_figures_keep_three_significant_digits(dataset, lang, expected)
     """Groq's 220 MiB of SRAM is 0.215 GiB; one decimal would show a misleading 0.2."""
     html = tables.device_table(dataset.devices, lang, columns=["name", "memory"], ids=["groq-lpu"])
     assert expected in row(html, "groq-lpu")
+
+
+def test_row_header_is_the_short_name_with_the_full_name_as_tooltip(dataset):
+    html = tables.device_table(dataset.devices, "en", columns=["name", "bandwidth"], ids=["h100-sxm"])
+    assert '<th scope="row" title="NVIDIA H100 SXM5 80 GB">H100 SXM</th>' in html

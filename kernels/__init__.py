@@ -1,0 +1,40 @@
+"""Kernel demos: small programs that measure a device against its data-set peak.
+
+Four demos, each written once per backend as a self-contained file
+``kernels/<demo>_<backend>.py`` (``.cu`` for CUDA C):
+
+- ``bandwidth``: STREAM copy / triad over large arrays; achieved GB/s against
+  the device's peak memory bandwidth (``bandwidth`` in the data set);
+- ``matmul``: a matrix product C = A·B at one precision; achieved TFLOP/s
+  (2·M·N·K operations) against the dense peak of that precision;
+- ``intensity``: an element-wise kernel doing a chosen number of FMAs per
+  element loaded, swept over arithmetic intensity to trace the roofline;
+- ``fused``: row softmax as separate operations vs one fused kernel; the
+  memory traffic saved and the effective bandwidth of each.
+
+Two more modules run in the browser as well as here (standard library only):
+``systolic`` (a cycle-by-cycle systolic-array matrix-multiply simulator) and
+``roofline`` (attainable FLOP/s for a device and an arithmetic intensity).
+
+``python -m kernels`` lists the demos and the backends this machine has,
+``python -m kernels run DEMO BACKEND -- [options]`` runs one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+KERNELS_DIR = Path(__file__).resolve().parent
+REPO_ROOT = KERNELS_DIR.parent
+
+DEMOS = ("bandwidth", "matmul", "intensity", "fused")
+BACKENDS = ("numpy", "torch", "jax", "triton", "cuda")
+
+
+def demo_file(demo: str, backend: str) -> Path:
+    """The source file of ``demo`` for ``backend`` (``kernels/matmul_torch.py``, ``kernels/matmul_cuda.cu``)."""
+    if demo not in DEMOS:
+        raise ValueError(f"unknown demo {demo!r}; expected one of {', '.join(DEMOS)}")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    return KERNELS_DIR / f"{demo}_{backend}.{'cu' if backend == 'cuda' else 'py'}"

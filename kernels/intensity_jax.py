@@ -1,0 +1,71 @@
+"""Arithmetic-intensity sweep with JAX (TPU, GPU or CPU): trace the roofline.
+
+Each float32 element is read once, put through FMAS steps of y = y * a + b
+and written once: 2 * FMAS operations per 8 bytes (see
+kernels/intensity_common.py). Under jax.jit, XLA fuses the whole chain into
+one element-wise kernel, so memory traffic stays 8 bytes per element while
+the arithmetic grows with FMAS.
+
+    python kernels/intensity_jax.py --size 268435456 --fmas 1,4,16,64,256
+"""
+
+import sys
+from functools import partial
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import jax
+import numpy as np
+
+from kernels import harness
+from kernels import intensity_common as common
+from kernels import jax_common as jc
+
+
+@partial(jax.jit, static_argnames="fmas")
+def chain(x, fmas):
+    y = x
+    for _ in range(fmas):  # unrolled while tracing: one fused kernel of FMAS steps
+        y = y * common.A + common.B
+    return y
+
+
+def main(argv=None) -> int:
+    p = harness.parser("intensity", "jax", "Arithmetic-intensity sweep with JAX.")
+    p.add_argument("--size", type=harness.positive_int, default=2**28, help="elements (float32)")
+    p.add_argument("--fmas", type=common.fma_list, default=common.DEFAULT_FMAS, help="comma-separated FMAs per element")
+    args = p.parse_args(argv)
+    dev = jc.device()
+
+    x_host = np.random.default_rng(0).uniform(-1, 1, args.size).astype(np.float32)
+    x = jax.device_put(x_host, dev)
+    points, worst = [], 0.0
+    for fmas in args.fmas:
+        def run(k=fmas):
+            return chain(x, k).block_until_ready()
+
+        times = harness.time_runs(run, args.repeat, args.warmup)
+        points.append(common.point(fmas, args.size, harness.median(times)))
+        worst = max(worst, harness.relative_error(np.asarray(run()), common.reference(x_host, fmas)))
+
+    best = max(points, key=lambda pt: pt["achieved_tflops"])
+    return harness.finish(
+        args,
+        demo="intensity",
+        backend="jax",
+        device_name=jc.name(dev),
+        platform_name=dev.platform,
+        params={"precision": "fp32", "size": args.size, "fmas": args.fmas},
+        achieved=best["achieved_tflops"],
+        unit="tflops",
+        check_result=harness.check(worst, common.tolerance(max(args.fmas))),
+        software=harness.versions("jax", "jaxlib", "numpy"),
+        command_line=harness.command(argv, __file__),
+        details={"points": points},
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Matrix multiplication written in Triton (NVIDIA or AMD GPU).
+
+Each program instance computes one BLOCK_M x BLOCK_N tile of C: it walks
+along K, loads a BLOCK_M x BLOCK_K tile of A and a BLOCK_K x BLOCK_N tile of
+B, and multiplies them with tl.dot, which Triton lowers to the tensor-core
+(matrix-unit) instructions of the GPU. Accumulation is in FP32. For fp32 the
+kernel asks tl.dot for IEEE FP32 (no TF32), for tf32 it allows TF32.
+2 * N**3 operations per product; compared with the dense peak of the
+precision. Set TRITON_INTERPRET=1 to check it on the CPU (small sizes).
+
+    python kernels/matmul_triton.py --precision bf16 --size 8192
+"""
+
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch
+import triton
+import triton.language as tl
+
+from kernels import harness
+from kernels import triton_common as trc
+
+DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16, "fp8": torch.float8_e4m3fn}
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages): a common Hopper/Ampere tile; smaller in the interpreter.
+GPU_TILE = (128, 128, 64, 8, 3)
+INTERPRETER_TILE = (32, 32, 32, 4, 1)
+CHECK_ROWS = 64
+
+
+@triton.jit
+def matmul_kernel(
+    a_ptr, b_ptr, c_ptr, M, N, K,
+    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, INPUT_PRECISION: tl.constexpr,
+):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    a_tile = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
+    b_tile = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_tile, mask=(rm[:, None] < M) & (rk[None, :] + k < K), other=0.0)
+        b = tl.load(b_tile, mask=(rk[:, None] + k < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
+        a_tile += BLOCK_K * stride_ak
+        b_tile += BLOCK_K * stride_bk
+    c = c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn
+    tl.store(c, acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def main(argv=None) -> int:
+    p = harness.parser("matmul", "triton", "Matrix multiplication in Triton.")
+    p.add_argument("--precision", choices=tuple(DTYPES), default="bf16")
+    p.add_argument("--size", type=harness.positive_int, default=8192, help="M = N = K")
+    args = p.parse_args(argv)
+    dev = trc.device()
+    if trc.INTERPRET and args.precision == "bf16":
+        # The interpreter multiplies bfloat16 bit patterns as integers (triton-lang/triton#11584).
+        harness.unavailable("Triton's interpreter does not support bf16 tl.dot; check fp16 here and bf16 on a GPU")
+
+    n = args.size
+    gen = torch.Generator(device="cpu").manual_seed(0)
+    a = torch.empty(n, n).uniform_(-1, 1, generator=gen).to(DTYPES[args.precision]).to(dev)
+    b = torch.empty(n, n).uniform_(-1, 1, generator=gen).to(DTYPES[args.precision]).to(dev)
+    out_dtype = torch.bfloat16 if args.precision == "fp8" else DTYPES[args.precision]
+    c = torch.empty(n, n, dtype=out_dtype, device=dev)
+    bm, bn, bk, warps, stages = INTERPRETER_TILE if trc.INTERPRET else GPU_TILE
+    grid = (triton.cdiv(n, bm), triton.cdiv(n, bn))
+    input_precision = "tf32" if args.precision == "tf32" else "ieee"
+
+    def run():
+        matmul_kernel[grid](
+            a, b, c, n, n, n, *a.stride(), *b.stride(), *c.stride(),
+            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, INPUT_PRECISION=input_precision, num_warps=warps, num_stages=stages,
+        )
+
+    times = harness.time_runs(run, args.repeat, args.warmup, sync=trc.sync(dev))
+    seconds = harness.median(times)
+
+    c.fill_(float("nan"))
+    run()
+    rows = torch.randperm(n, generator=gen)[: min(n, CHECK_ROWS)]
+    reference = a.cpu()[rows].double() @ b.cpu().double()
+    error = harness.relative_error(c.cpu()[rows].double().numpy(), reference.numpy())
+
+    return harness.finish(
+        args,
+        demo="matmul",
+        backend="triton",
+        device_name=trc.name(dev),
+        platform_name=trc.platform(dev),
+        params={"precision": args.precision, "size": n},
+        achieved=2 * n**3 / seconds / 1e12,
+        unit="tflops",
+        check_result=harness.check(error, harness.TOLERANCE[args.precision]),
+        software=harness.versions("triton", "torch", "numpy"),
+        command_line=harness.command(argv, __file__),
+        details={"flops_per_run": 2 * n**3, "median_s": seconds, "best_s": min(times), "tile": [bm, bn, bk]},
+        notes=trc.notes(),
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

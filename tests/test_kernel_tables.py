@@ -1,0 +1,71 @@
+"""Measured-vs-peak and roofline tables: values from the data set, locale formatting, escaping."""
+
+import pytest
+
+from atlas import kernel_tables
+
+
+def entry(**changes):
+    base = {
+        "id": "m1",
+        "demo": "matmul",
+        "backend": "torch",
+        "device": "h100-sxm",
+        "device_name": "NVIDIA H100 80GB HBM3",
+        "platform": "cuda",
+        "params": {"precision": "bf16", "size": 8192},
+        "result": {"value": 742.05, "unit": "tflops"},
+        "software": {"python": "3.12.3", "torch": "2.11.0"},
+        "date": "2026-11-30",
+        "command": "python kernels/matmul_torch.py --precision bf16 --size 8192 --json",
+    }
+    base.update(changes)
+    return base
+
+
+@pytest.mark.parametrize(
+    "lang, measured, peak, share, date",
+    [
+        ("en", ">742\u00a0TFLOP/s<", "989.4 TFLOP/s (BF16, matrix unit, dense)", ">75%<", ">2026-11-30<"),
+        ("de", ">742\u00a0TFLOP/s<", "989,4 TFLOP/s (BF16, Matrixeinheit, dicht)", ">75 %<", ">30.11.2026<"),
+    ],
+)
+def test_measurement_row_against_the_data_set_peak(dataset, lang, measured, peak, share, date):
+    html = kernel_tables.measurements_table({"m1": entry()}, dataset.devices, lang, "matmul")
+    assert measured in html and peak in html and share in html and date in html
+    assert 'data-device="h100-sxm"' in html and "<code>--precision bf16 --size 8192</code>" in html
+
+
+def test_unmatched_device_shows_no_peak(dataset):
+    html = kernel_tables.measurements_table({"m1": entry(device=None, device_name="AMD EPYC")}, dataset.devices, "de", "matmul")
+    assert "AMD EPYC <small>(nicht im Datensatz)</small>" in html
+    assert html.count('data-sort="-1"') == 2 and "data-device" not in html
+
+
+def test_strings_from_measurements_are_escaped(dataset):
+    hostile = entry(device=None, device_name='<img src=x onerror=alert(1)>', command='"><script>alert(1)</script>')
+    html = kernel_tables.measurements_table({"m1": hostile}, dataset.devices, "en", "matmul")
+    assert "<img" not in html and "<script>" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_other_demos_and_empty_tables(dataset):
+    assert "No measurements recorded" in kernel_tables.measurements_table({"m1": entry()}, dataset.devices, "en", "fused")
+    with pytest.raises(ValueError, match="unknown demo"):
+        kernel_tables.measurements_table({}, dataset.devices, "en", "gemm")
+
+
+def test_roofline_table_and_errors(dataset):
+    html = kernel_tables.roofline_table(dataset.devices, "en", ["a100-sxm-80gb"], "bf16", [1, 1000])
+    # A100: 312 TFLOP/s / 2,039 GB/s = 153 FLOP/byte; memory roof at 1 FLOP/byte = 2.04 TFLOP/s.
+    assert ">153<" in html and ">2.04<" in html and ">312<" in html
+    with pytest.raises(ValueError, match="states no fp8 peak"):
+        kernel_tables.roofline_table(dataset.devices, "en", ["a100-sxm-80gb"], "fp8")
+    with pytest.raises(ValueError, match="unknown device id"):
+        kernel_tables.roofline_workloads(dataset.devices, "en", "h300")
+
+
+def test_h200_peak_cell_says_it_is_half_the_sparse_figure(dataset):
+    for lang, text in (("en", "half the sparse 1,979"), ("de", "Hälfte des Sparsity-Werts 1.979")):
+        html = kernel_tables.measurements_table({"m1": entry(device="h200-sxm")}, dataset.devices, lang, "matmul")
+        assert text in html

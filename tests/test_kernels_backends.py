@@ -1,0 +1,189 @@
+"""The heavy backends, run for real on the CPU with small sizes: PyTorch (CPU
+build), JAX (CPU), Triton in its interpreter (TRITON_INTERPRET=1) and CUDA C
+compiled with nvcc (this machine has no GPU to run it on).
+
+Each run must produce the right numbers (its check against a float64
+reference passed, and we re-check the reported error against the tolerance)
+and plausible throughput (positive; below the peak of the device it is
+compared with, plus a stated tolerance). `make test-kernels` installs the
+backends from requirements-kernels.txt and runs only these tests; `make test`
+runs them too. Outside CI a missing backend skips with the command to run; in
+CI it fails.
+"""
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO_ROOT
+
+from kernels import DEMOS, cuda_build
+
+pytestmark = pytest.mark.kernels
+
+PEAK_TOLERANCE_PERCENT = 5  # a percentage of peak above 105 % means miscounted work
+
+
+def need(module: str):
+    if importlib.util.find_spec(module) is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{module} is not installed: 'make test' installs requirements-kernels.txt")
+        pytest.skip(f"{module} is not installed: run 'make test-kernels'")
+
+
+def run(args, env_extra=None, timeout=600):
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run([sys.executable, *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def check_result(done, demo, backend, unit):
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = json.loads(done.stdout)
+    assert (out["demo"], out["backend"]) == (demo, backend)
+    assert out["check"]["passed"] is True
+    assert out["check"]["relative_error"] is not None and out["check"]["relative_error"] <= out["check"]["tolerance"]
+    assert out["achieved"]["unit"] == unit and out["achieved"]["value"] > 0
+    if out["peak"]:
+        assert 0 < out["percent_of_peak"] < 100 + PEAK_TOLERANCE_PERCENT
+    return out
+
+
+# --- PyTorch on the CPU --------------------------------------------------------------------------
+
+TORCH_RUNS = [
+    ("bandwidth", ["--kernel", "triad", "--size", "1000000"], "gb_s"),
+    ("bandwidth", ["--kernel", "copy", "--size", "1000000"], "gb_s"),
+    ("matmul", ["--precision", "fp32", "--size", "256"], "tflops"),
+    ("matmul", ["--precision", "bf16", "--size", "256"], "tflops"),
+    ("matmul", ["--precision", "fp16", "--size", "128"], "tflops"),
+    ("matmul", ["--precision", "fp8", "--size", "128"], "tflops"),
+    ("intensity", ["--size", "100000", "--fmas", "1,8,32"], "tflops"),
+    ("fused", ["--rows", "256", "--cols", "512"], "gb_s"),
+]
+
+
+@pytest.mark.parametrize("demo, options, unit", TORCH_RUNS, ids=lambda v: v if isinstance(v, str) else "-".join(v) if isinstance(v, list) else None)
+def test_torch_on_cpu(demo, options, unit):
+    need("torch")
+    out = check_result(run([f"kernels/{demo}_torch.py", *options, "--on", "cpu", "--repeat", "2", "--json", "--device", "h100-sxm"]), demo, "torch", unit)
+    assert out["device"]["platform"] == "cpu" and out["software"]["torch"].startswith("2.13")
+
+
+def test_torch_intensity_compiled():
+    """The path a CUDA GPU takes (torch.compile fuses the FMA chain), here compiled for the CPU."""
+    need("torch")
+    out = check_result(
+        run(["kernels/intensity_torch.py", "--on", "cpu", "--mode", "compile", "--size", "50000", "--fmas", "1,8", "--repeat", "2", "--json"]),
+        "intensity",
+        "torch",
+        "tflops",
+    )
+    assert out["params"]["mode"] == "compile" and [p["fmas"] for p in out["details"]["points"]] == [1, 8]
+
+
+def test_torch_asks_for_a_missing_gpu():
+    need("torch")
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    done = run(["kernels/matmul_torch.py", "--on", "cuda", "--size", "64"])
+    assert done.returncode == 3 and "PyTorch sees no CUDA device" in done.stderr
+
+
+# --- JAX on the CPU ------------------------------------------------------------------------------
+
+JAX_RUNS = [
+    ("bandwidth", ["--kernel", "triad", "--size", "1000000"], "gb_s"),
+    ("bandwidth", ["--kernel", "copy", "--size", "1000000"], "gb_s"),
+    ("matmul", ["--precision", "fp32", "--size", "256"], "tflops"),
+    ("matmul", ["--precision", "bf16", "--size", "256"], "tflops"),
+    ("intensity", ["--size", "100000", "--fmas", "1,8,32"], "tflops"),
+    ("fused", ["--rows", "256", "--cols", "512"], "gb_s"),
+]
+
+
+@pytest.mark.parametrize("demo, options, unit", JAX_RUNS, ids=lambda v: v if isinstance(v, str) else "-".join(v) if isinstance(v, list) else None)
+def test_jax_on_cpu(demo, options, unit):
+    need("jax")
+    out = check_result(run([f"kernels/{demo}_jax.py", *options, "--repeat", "2", "--json", "--device", "h100-sxm"]), demo, "jax", unit)
+    assert out["device"]["platform"] == "cpu"
+
+
+# --- Triton in its interpreter -------------------------------------------------------------------
+
+TRITON_RUNS = [
+    ("bandwidth", ["--kernel", "triad", "--size", "20000"], "gb_s"),
+    ("bandwidth", ["--kernel", "copy", "--size", "20000"], "gb_s"),
+    ("matmul", ["--precision", "fp32", "--size", "96"], "tflops"),
+    ("matmul", ["--precision", "tf32", "--size", "64"], "tflops"),
+    ("matmul", ["--precision", "fp16", "--size", "64"], "tflops"),
+    ("matmul", ["--precision", "fp8", "--size", "64"], "tflops"),
+    ("intensity", ["--size", "5000", "--fmas", "1,16"], "tflops"),
+    ("fused", ["--rows", "64", "--cols", "300"], "gb_s"),
+]
+INTERPRET = {"TRITON_INTERPRET": "1"}
+
+
+@pytest.mark.parametrize("demo, options, unit", TRITON_RUNS, ids=lambda v: v if isinstance(v, str) else "-".join(v) if isinstance(v, list) else None)
+def test_triton_kernels_in_the_interpreter(demo, options, unit):
+    need("triton")
+    done = run([f"kernels/{demo}_triton.py", *options, "--repeat", "1", "--warmup", "0", "--json"], INTERPRET)
+    out = check_result(done, demo, "triton", unit)
+    assert out["device"]["platform"] == "interpreter"
+    assert any("interpreter" in note for note in out["notes"])
+
+
+def test_triton_interpreter_refuses_bf16_dot():
+    """triton-lang/triton#11584: the interpreter multiplies bfloat16 bit patterns; bf16 is checked on a GPU only."""
+    need("triton")
+    done = run(["kernels/matmul_triton.py", "--precision", "bf16", "--size", "64"], INTERPRET)
+    assert done.returncode == 3 and "does not support bf16" in done.stderr
+
+
+def test_triton_without_gpu_or_interpreter_says_so():
+    need("triton")
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run([sys.executable, "kernels/bandwidth_triton.py"], cwd=REPO_ROOT, capture_output=True, text=True, env=env)
+    assert done.returncode == 3 and "TRITON_INTERPRET=1" in done.stderr
+
+
+# --- CUDA C: compiled with nvcc --------------------------------------------------------------------
+
+
+def need_nvcc():
+    if shutil.which("nvcc") is None:
+        if os.environ.get("CI"):
+            pytest.fail("nvcc is not on PATH")
+        pytest.skip("nvcc is not on PATH")
+
+
+@pytest.mark.parametrize("demo", DEMOS)
+def test_cuda_demo_compiles(demo, tmp_path):
+    need_nvcc()
+    binary = cuda_build.build(demo, cuda_build.PORTABLE_ARCH, tmp_path)
+    assert binary.is_file() and binary.stat().st_size > 0
+    # The fatbinary holds machine code for both targets (Ampere sm_80, Hopper sm_90).
+    data = binary.read_bytes()
+    assert b"sm_80" in data and b"sm_90" in data
+    if shutil.which("nvidia-smi") is None:
+        done = subprocess.run([str(binary), "--json"], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 3, done.stderr  # no GPU here: a clear message, no crash
+        assert done.stderr.startswith("error: ")
+
+
+def test_cuda_demo_rejects_bad_options(tmp_path):
+    need_nvcc()
+    binary = cuda_build.build("matmul", cuda_build.PORTABLE_ARCH, tmp_path)
+    done = subprocess.run([str(binary), "--size", "100"], capture_output=True, text=True)
+    assert done.returncode == 2 and "multiple of 128" in done.stderr
+    done = subprocess.run([str(binary), "--precision", "fp64"], capture_output=True, text=True)
+    assert done.returncode == 2 and "must be fp32, fp16 or bf16" in done.stderr
