@@ -37,6 +37,7 @@ UNIT_KEYS = {
     "bytes per element": "calc.dunit.bytes_per_element",
     "elements per token and layer": "calc.dunit.elements_per_token_layer",
     "share of experts one decode step reads": "calc.dunit.expert_share",
+    "dense peak / sparse peak": "calc.dunit.dense_per_sparse",
 }
 
 
