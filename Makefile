@@ -11,13 +11,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup serve build validate test test-kernels kernels-setup chromium clean new-device lint
+.PHONY: help setup serve build validate test test-kernels kernels-setup chromium clean bench new-device lint
 
 help:
 	@echo "make serve     set up and serve the site (English at /, German at /de/)"
 	@echo "make test      set up and run all tests (installs Debian's chromium if missing)"
 	@echo "make build     build the site into site/ (strict)"
 	@echo "make validate  check the data set only"
+	@echo "make bench     measure the in-page calculators in headless Chromium (writes bench/results.json)"
 	@echo "make new-device ID=rtx-5080 VENDOR_FOLDER=nvidia VENDOR=NVIDIA NAME='NVIDIA GeForce RTX 5080' KIND=gpu [LIKE=rtx-5090]"
 	@echo "make test-kernels  install the kernel-demo backends (requirements-kernels.txt) and run their tests"
 
@@ -65,3 +66,7 @@ test: setup chromium kernels-setup
 
 clean:
 	rm -rf site .pytest_cache .hypothesis
+
+bench: setup chromium
+	$(VENV)/bin/mkdocs build --strict --quiet --site-dir bench/tmp/site
+	$(PY) bench/calculators.py --site bench/tmp/site

@@ -8,8 +8,10 @@ TDP in W, prices in US$ (per hour for cloud prices).
 
 from __future__ import annotations
 
+import l10n
 from atlas.fields import PRECISIONS, field_value
 from atlas.frame import select_devices
+from atlas.kernel_tables import workloads as kernel_workloads
 
 PURCHASE_PRICES = ("launch-msrp", "list", "street-range")
 
@@ -84,4 +86,20 @@ def chart_devices(devices: dict, ids=None, kind=None, segment=None, vendor=None,
             raise ValueError(f"device {device['id']!r} does not state {', '.join(missing)} for this chart")
         if not missing:
             out.append(item)
+    return out
+
+
+def kernel_markers(lang: str, precision: str = "bf16", names=None) -> list[dict]:
+    """Roofline markers for the kernel demos' example workloads (``atlas.kernel_tables.workloads``,
+    intensities derived by ``kernels.roofline``), labelled in ``lang``; ``names`` picks some
+    ("triad", "decode", "fma", "matmul"), None takes all."""
+    out = []
+    for key, params, intensity in kernel_workloads(precision):
+        name = key.rsplit(".", 1)[1]
+        if names is not None and name not in names:
+            continue
+        text = {k: l10n.format_number(v, lang, 0) for k, v in params.items()}
+        out.append({"label": l10n.t(lang, key, **text), "intensity": intensity})
+    if names is not None and not out:
+        raise ValueError(f"no kernel example named {', '.join(names)}; use triad, decode, fma or matmul")
     return out

@@ -109,6 +109,8 @@ Figures a page would otherwise type by hand come from the estimators
 
     {{ roofline_chart(kind="gpu", workloads=[
         {"workload": "decode", "model": "llama-3.1-8b", "weights": "bf16", "batch": 1}]) }}
+    {{ roofline_chart(ids=["h100-sxm", "a100-sxm-80gb"], kernel_examples=["triad", "matmul"]) }}
+                                        # the kernel demos' examples (kernels.roofline); True for all
     {{ capacity_bandwidth_chart(kind="gpu", thresholds=[
         {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}]) }}   # line at the estimated total
     {{ memory_breakdown_chart([{"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192},

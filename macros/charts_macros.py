@@ -17,7 +17,7 @@ from html import escape
 import charts
 import l10n
 from atlas import chart_estimates
-from atlas.chart_inputs import PURCHASE_PRICES, chart_device, chart_devices
+from atlas.chart_inputs import PURCHASE_PRICES, chart_device, chart_devices, kernel_markers
 
 
 def _first(precision) -> str:
@@ -44,11 +44,13 @@ def register(env, ctx):
 
     @env.macro
     def roofline_chart(ids=None, kind=None, segment=None, vendor=None, precision="bf16", unit="matrix",
-                       sparsity="dense", workloads=None, markers=None, caption=None):
+                       sparsity="dense", workloads=None, kernel_examples=None, markers=None, caption=None):
         """Roofline of the selected devices at one precision.
 
         workloads: speed-estimator parameters, e.g. [{"workload": "decode", "model": "llama-3.1-8b",
         "weights": "bf16", "batch": 1}], drawn at the intensity the estimator computes;
+        kernel_examples: True or names ("triad", "decode", "fma", "matmul") of the kernel demos' example
+        workloads, at the intensities ``kernels.roofline`` derives;
         markers: explicit [{"label", "intensity"}] (operations per byte).
         """
         devices = select(ids, kind, segment, vendor, ("peak_tflops", "bandwidth_gb_s"), precision, unit, sparsity)
@@ -57,6 +59,8 @@ def register(env, ctx):
         if ids is None:  # legend from the highest roof down
             devices.sort(key=lambda d: (-d["peak_tflops"], d["label"]))
         marks = [chart_estimates.workload_marker(w, devices[0]["id"], ctx.lang(), cat()) for w in workloads or []]
+        if kernel_examples:
+            marks += kernel_markers(ctx.lang(), precision, None if kernel_examples is True else kernel_examples)
         marks += list(markers or [])
         return charts.roofline_figure(devices, ctx.lang(), precision, unit, sparsity, marks, caption)
 

@@ -17,9 +17,12 @@ for path in (REPO_ROOT, REPO_ROOT / "macros"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+import calculator_macros  # noqa: E402
 import charts_macros  # noqa: E402
 import content_macros  # noqa: E402
 import download_macros  # noqa: E402
+import estimate_macros  # noqa: E402
+import guide_macros  # noqa: E402
 import kernels_macros  # noqa: E402
 import site_macros  # noqa: E402
 from macro_context import Context  # noqa: E402
@@ -27,7 +30,7 @@ from macro_context import Context  # noqa: E402
 from atlas.dataset import load_dataset  # noqa: E402
 
 # Each module here defines register(env, ctx). Add a new area's module to this list.
-AREAS = [site_macros, charts_macros, content_macros, kernels_macros, download_macros]
+AREAS = [site_macros, charts_macros, content_macros, kernels_macros, guide_macros, estimate_macros, calculator_macros, download_macros]
 
 
 def define_env(env):

@@ -223,3 +223,14 @@ print(json.dumps({"roof": roof, "bars": bars, "intensity": speed["arithmetic_int
     bars = ET.fromstring(got["bars"][got["bars"].index("<svg"): got["bars"].index("</svg>") + 6])
     assert float(bars.find(".//svg:g[@class='atlas-bar']", NS).get("data-total")) == pytest.approx(got["total"], rel=1e-5)
     assert "Llama 3.1 70B, Q4_K_M, 8.192 Token" in got["bars"]
+
+
+def test_kernel_examples_on_the_roofline_come_from_the_kernel_demos(dataset):
+    from kernels import roofline as kernel_roofline
+
+    html = chart_macros(dataset, "en")["roofline_chart"](ids=["h100-sxm"], kernel_examples=["matmul", "triad"])
+    root = ET.fromstring(html[html.index("<svg"): html.index("</svg>") + 6])
+    got = [float(g.get("data-intensity")) for g in root.iterfind(".//svg:g[@class='atlas-marker']", NS)]
+    # STREAM triad in FP32: 2 FLOPs per 12 bytes; 4096³ BF16 product: 2·4096³ / (3·4096²·2) FLOP/byte
+    assert got == pytest.approx([kernel_roofline.triad_intensity(4), 2 * 4096**3 / (3 * 4096**2 * 2)], abs=0.05)
+    assert "Square matrix product N = 4,096, BF16" in html

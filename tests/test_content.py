@@ -25,6 +25,10 @@ CONTENT_PAGES = {
     "why-accelerators": 3,
     "hardware/gpus": 3,
     "hardware/tpus": 3,
+    "hardware/asics": 3,
+    "hardware/fpgas": 3,
+    "guide/decide": 3,
+    "guide/use-cases": 3,
     "glossary": 1,
 }
 
@@ -36,7 +40,7 @@ SOURCES_HEADING = {"en": "Sources", "de": "Quellen"}
 
 UNITS = r"(?:TFLOPS|TFLOP/s|PFLOPS|PFLOP/s|TOPS|GB/s|TB/s|GiB|GB|W)"
 # A number (English or German digit grouping) followed by a device unit.
-FIGURE = re.compile(rf"(?<![\w.,])\d[\d.,]*(?:\s|\u00a0|&nbsp;)*{UNITS}(?![\w/])")
+FIGURE = re.compile(rf"(?<![\w.,])\d[\d.,]*(?:\s|\u00a0|&nbsp;|-)*{UNITS}(?![\w/])")
 # num() formats worked arithmetic; followed by a throughput, bandwidth or
 # power unit it would be a device figure typed by hand in disguise.
 NUM_AS_DEVICE_FIGURE = re.compile(r"\{\{\s*num\([^}]*\)\s*\}\}(?:\s|\u00a0)*(?:TFLOPS|TFLOP/s|PFLOPS|TOPS|GB/s|TB/s|W)(?![\w/])")
@@ -68,6 +72,7 @@ def hand_typed_figures(markdown: str) -> list[str]:
         ("draws 700 W", ["700 W"]),
         ("has 80 GiB of HBM3", ["80 GiB"]),
         ("a 24GB card", ["24GB"]),
+        ("a 24-GiB card", ["24-GiB"]),
         ("{{ num(989.4, 1) }} TFLOP/s", ["{{ num(989.4, 1) }} TFLOP/s"]),
         ('{{ spec("h100-sxm", "bandwidth") }} of bandwidth', []),
         ("an 8B model needs {{ num(8 * 2, 0) }} GB in BF16", []),
@@ -140,6 +145,10 @@ def test_content_pages_are_in_the_navigation_with_german_titles():
     assert german["Basics"] == "Grundlagen"
     assert german["Why accelerators"] == "Warum Beschleuniger?"
     assert german["Glossary"] == "Glossar"
+    assert german["Choosing"] == "Auswahl"
+    assert german["Decision guide"] == "Entscheidungshilfe"
+    assert german["Use cases"] == "Anwendungsfälle"
+    assert german["ASICs & other accelerators"] == "ASICs & andere Beschleuniger"
 
 
 def sources_section(markdown: str, lang: str) -> str:
@@ -369,3 +378,79 @@ def test_derived_refuses_bad_input(bad):
         derived.critical_intensity(bad, 3350)
     with pytest.raises(ValueError, match="must be a positive number"):
         derived.transfer_time_s(16, bad)
+
+
+# ---------------------------------------------------------------------------
+# Pages 5-8: ASICs, FPGAs, decision guide, use cases
+# ---------------------------------------------------------------------------
+
+
+def kinds_in_table(html: str, kinds: tuple[str, ...], dataset) -> tuple[list[str], set[str]]:
+    """Device rows of the page's first device table, and the ids of the data set's devices of ``kinds``."""
+    table = re.search(r'<table data-atlas-table="devices".*?</table>', html, re.S).group(0)
+    return rows(table), {i for i, d in dataset.devices.items() if d["kind"] in kinds}
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_asic_overview_lists_every_asic_and_npu(built_site, dataset, lang):
+    found, expected = kinds_in_table(built_path(built_site, "hardware/asics", lang).read_text(encoding="utf-8"),
+                                     ("asic", "npu"), dataset)
+    assert expected and set(found) == expected
+    bandwidths = [dataset.device(d)["memory"]["bandwidth_gb_s"] for d in found]
+    assert bandwidths == sorted(bandwidths, reverse=True)
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_fpga_table_lists_every_fpga(built_site, dataset, lang):
+    found, expected = kinds_in_table(built_path(built_site, "hardware/fpgas", lang).read_text(encoding="utf-8"),
+                                     ("fpga",), dataset)
+    assert expected and set(found) == expected
+
+
+def test_asic_page_critical_intensities_come_from_the_data_set(built_site, dataset):
+    html = built_path(built_site, "hardware/asics", "en").read_text(encoding="utf-8")
+    for device_id, field in (("h100-sxm", "bf16.matrix.dense"), ("groq-lpu", "fp16.matrix.dense")):
+        device = dataset.device(device_id)
+        value = derived.critical_intensity(field_value(device, field).value, device["memory"]["bandwidth_gb_s"])
+        assert f">{l10n.format_significant(value, 'en', 3)}</span>" in html, device_id
+    # Groq: 188 TFLOP/s FP16 over 80,000 GB/s of SRAM bandwidth: a critical intensity of 2.35 FLOP per byte.
+    assert ">2.35</span>" in html
+
+
+def test_decision_guide_critical_intensities_in_both_formats(built_site, dataset):
+    en = built_path(built_site, "guide/decide", "en").read_text(encoding="utf-8")
+    de = built_path(built_site, "guide/decide", "de").read_text(encoding="utf-8")
+    for device_id in ("a100-sxm-80gb", "h100-sxm"):
+        device = dataset.device(device_id)
+        value = derived.critical_intensity(field_value(device, "bf16.matrix.dense").value,
+                                           device["memory"]["bandwidth_gb_s"])
+        for lang, html in (("en", en), ("de", de)):
+            assert f">{l10n.format_significant(value, lang, 3)}</span>" in html, (device_id, lang)
+
+
+def test_decision_guide_energy_example(built_site, dataset):
+    # H100 SXM: 700 W (datasheet) for 8,760 h = 6,132 kWh; Eurostat 2023-H2 non-household
+    # prices 0.089 EUR/kWh (Finland) and 0.276 EUR/kWh (Cyprus): 546 and 1,692 euros a year.
+    kwh = dataset.device("h100-sxm")["power"]["tdp_w"] * 8760 / 1000
+    en = built_path(built_site, "guide/decide", "en").read_text(encoding="utf-8")
+    de = built_path(built_site, "guide/decide", "de").read_text(encoding="utf-8")
+    assert f"{l10n.format_number(kwh, 'en', 0)}\u00a0kWh" in en
+    assert f"{l10n.format_number(kwh, 'de', 0)}\u00a0kWh" in de
+    for price in (0.089, 0.276):
+        assert f"€{l10n.format_number(kwh * price, 'en', 0)}" in en
+        assert f"{l10n.format_number(kwh * price, 'de', 0)} €" in de
+    assert "6,132\u00a0kWh" in en and "€546" in en and "€1,692" in en
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_decision_guide_price_table_lists_every_dated_price(built_site, dataset, lang):
+    html = built_path(built_site, "guide/decide", lang).read_text(encoding="utf-8")
+    table = re.search(r'<table data-atlas-table="prices".*?</table>', html, re.S)
+    priced = {i for i, d in dataset.devices.items() if d.get("price")}
+    if not priced:
+        assert l10n.t(lang, "prices.none") in html
+        return
+    assert set(rows(table.group(0))) == priced
+    for device_id in priced:
+        assert f'>{dataset.device(device_id)["price"]["as_of"]}<' in row(table.group(0), device_id)
+

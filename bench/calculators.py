@@ -1,0 +1,255 @@
+"""Benchmark of the in-page calculators in headless Chromium (``make bench``; not a test).
+
+Serves a built site on 127.0.0.1 and measures, over several runs with a cold
+cache each (medians):
+
+- ``bare_load_ms``: ``loadPyodide()`` alone in a module worker on the same origin;
+- ``ready_ms``: navigation start until the memory calculator shows its first live result;
+- ``ready_ratio``: ``ready_ms`` / ``bare_load_ms`` (goal <= 1.2);
+- ``recompute_ms``: input event until the new result is in the page (p50, p95; goal p95 <= 50 ms),
+  and ``worker_call_ms``, the part of it spent on a request to the worker and back;
+- ``ready_phases_ms``: when the worker started, how long Pyodide and our Python setup took;
+- ``longest_task_ms``: the longest main-thread task while loading (goal: none over 200 ms);
+- ``bytes``: bytes transferred by a calculator page (until ready) and by a content page;
+- ``start_on_focus``: time from the reader's first focus to a live result when the
+  runtime starts on page load (default) or only on that first focus.
+
+Writes ``bench/results.json`` and prints a table. Usage:
+``python bench/calculators.py --site SITE_DIR [--runs 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT / "tests"))
+from conftest import CHROMIUM, CHROMIUM_ARGS, _QuietHandler  # noqa: E402
+
+VRAM = "/calculators/vram/"
+CONTENT = "/compare/"
+LONGTASKS = """
+window.__longtasks = [];
+new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__longtasks.push(e.duration)))
+  .observe({ type: "longtask", buffered: true });
+"""
+READY = "document.querySelector('[data-calc-status]').dataset.calcStatus === 'ready'"
+PHASES = """() => {
+  const rt = document.querySelector('[data-atlas-calculator]').atlasCalculator.runtime;
+  return { worker_started: rt.started, pyodide: rt.info.pyodide_ms, python_setup: rt.info.total_ms - rt.info.pyodide_ms,
+           runtime_ready: rt.started + rt.info.ready_ms, first_result: performance.now() };
+}"""
+WORKER_CALLS = """async (n) => {
+  const rt = document.querySelector('[data-atlas-calculator]').atlasCalculator.runtime;
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await rt.call('calculators.render', { command: 'vram', params: { model: 'llama-3.1-8b', context: String(1024 + 512 * i) }, lang: 'en' });
+    times.push(performance.now() - t0);
+  }
+  return times;
+}"""
+BARE = """async (base) => {
+  const code = `import { loadPyodide } from "${base}/assets/vendor/pyodide/pyodide.mjs";
+    const t0 = performance.now();
+    await loadPyodide({ indexURL: "${base}/assets/vendor/pyodide/" });
+    postMessage(performance.now() - t0);`;
+  const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+  const t0 = performance.now();
+  const worker = new Worker(url, { type: "module" });
+  await new Promise((resolve) => { worker.onmessage = resolve; });
+  return performance.now() - t0;
+}"""
+RECOMPUTE = """async (n) => {
+  const root = document.querySelector('[data-atlas-calculator]');
+  const calc = root.atlasCalculator;
+  const field = root.querySelector('[name=context]');
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const before = calc.renders;
+    const done = new Promise((resolve) => {
+      const obs = new MutationObserver(() => { if (calc.renders > before) { obs.disconnect(); resolve(); } });
+      obs.observe(root, { attributes: true, attributeFilter: ['data-calc-renders'] });
+    });
+    const t0 = performance.now();
+    field.value = String(1024 + 512 * (i % 16));
+    field.dispatchEvent(new Event('input', { bubbles: true }));
+    await done;
+    await new Promise((r) => requestAnimationFrame(() => r()));  // until the new result is painted
+    times.push(performance.now() - t0);
+  }
+  return times;
+}"""
+
+
+def serve_forever(site: str, port: int) -> None:
+    """The static server, in its own process so it never waits for this one's interpreter lock."""
+    handler = functools.partial(_QuietHandler, directory=site)
+    http.server.ThreadingHTTPServer(("127.0.0.1", port), handler).serve_forever()
+
+
+def serve(site: Path):
+    """Start the static server for ``site`` in a child process; return (process, base URL)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    child = subprocess.Popen([sys.executable, __file__, "--serve", str(site), str(port)])
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    return child, f"http://127.0.0.1:{port}"
+
+
+def transferred(page) -> dict:
+    """Record the bytes of every finished response on ``page`` (headers + body, as served)."""
+    sizes = {"bytes": 0, "requests": 0}
+
+    def done(request):
+        s = request.sizes()
+        sizes["bytes"] += s["responseBodySize"] + s["responseHeadersSize"]
+        sizes["requests"] += 1
+
+    page.on("requestfinished", done)
+    return sizes
+
+
+def percentile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def run(site: Path, runs: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve(site)
+    bare, ready, longest, calc_bytes, recompute, calls, phases = [], [], [], [], [], [], []
+    load_before = os.getloadavg()[0]
+    focus = {"load": [], "focus": []}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        for _ in range(runs):
+            ctx = browser.new_context()
+            page = ctx.new_page()
+            page.goto(base + CONTENT)
+            bare.append(page.evaluate(BARE, base))
+            ctx.close()
+
+            ctx = browser.new_context()
+            ctx.add_init_script(LONGTASKS)
+            page = ctx.new_page()
+            sizes = transferred(page)
+            page.goto(base + VRAM)
+            page.wait_for_function(READY, timeout=300_000)
+            ready.append(page.evaluate("performance.now()"))
+            phases.append(page.evaluate(PHASES))
+            longest.append(max(page.evaluate("window.__longtasks"), default=0.0))
+            calc_bytes.append(sizes["bytes"])
+            recompute += page.evaluate(RECOMPUTE, 20)
+            calls += page.evaluate(WORKER_CALLS, 20)
+            ctx.close()
+
+        for mode in ("load", "focus"):
+            for _ in range(max(2, runs // 2)):
+                ctx = browser.new_context()
+                ctx.add_init_script(f"globalThis.atlasCalculatorStart = {json.dumps(mode)};")
+                page = ctx.new_page()
+                page.goto(base + VRAM)
+                page.wait_for_timeout(2000)  # the reader reads the pre-computed answer for two seconds
+                t0 = time.perf_counter()
+                page.focus("[name=context]")
+                page.wait_for_function(READY, timeout=300_000)
+                focus[mode].append((time.perf_counter() - t0) * 1000)
+                ctx.close()
+
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        sizes = transferred(page)
+        page.goto(base + CONTENT, wait_until="networkidle")
+        content_bytes = sizes["bytes"]
+        browser.close()
+    server.terminate()
+    server.wait()
+
+    med = statistics.median
+    return {
+        "runs": runs,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}, Chromium headless, "
+                   "site on 127.0.0.1 (uncompressed)",
+        "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+        "bare_load_ms": round(med(bare)),
+        "ready_ms": round(med(ready)),
+        "ready_ratio": round(med(ready) / med(bare), 2),
+        "recompute_ms": {"p50": round(percentile(recompute, 0.5), 1), "p95": round(percentile(recompute, 0.95), 1),
+                         "samples": len(recompute)},
+        "worker_call_ms": {"p50": round(percentile(calls, 0.5), 1), "p95": round(percentile(calls, 0.95), 1)},
+        "ready_phases_ms": {key: round(med([p[key] for p in phases])) for key in phases[0]},
+        "longest_task_ms": round(med(longest)),
+        "longest_task_max_ms": round(max(longest)),
+        "bytes": {"calculator_page": int(med(calc_bytes)), "content_page": content_bytes},
+        "start_on_focus": {"focus_to_ready_ms_when_loading_on_page_load": round(med(focus["load"])),
+                           "focus_to_ready_ms_when_loading_on_first_focus": round(med(focus["focus"]))},
+    }
+
+
+def table(r: dict) -> str:
+    rows = [
+        ("bare loadPyodide (median)", f"{r['bare_load_ms']} ms", ""),
+        ("calculator ready (median, from navigation)", f"{r['ready_ms']} ms", ""),
+        ("ready / bare loadPyodide", f"{r['ready_ratio']}", "goal <= 1.2"),
+        ("recompute after an input, p50 / p95", f"{r['recompute_ms']['p50']} / {r['recompute_ms']['p95']} ms",
+         "goal p95 <= 50 ms"),
+        ("  of which Python in the worker, p50 / p95",
+         f"{r['worker_call_ms']['p50']} / {r['worker_call_ms']['p95']} ms", "request to answer"),
+        ("longest main-thread task while loading (median / max)",
+         f"{r['longest_task_ms']} / {r['longest_task_max_ms']} ms", "goal <= 200 ms"),
+        ("bytes, calculator page until ready", f"{r['bytes']['calculator_page']:,}", ""),
+        ("bytes, content page (/compare/)", f"{r['bytes']['content_page']:,}", ""),
+        ("first focus -> live result, loading on page load",
+         f"{r['start_on_focus']['focus_to_ready_ms_when_loading_on_page_load']} ms", ""),
+        ("first focus -> live result, loading on first focus",
+         f"{r['start_on_focus']['focus_to_ready_ms_when_loading_on_first_focus']} ms", ""),
+    ]
+    width = max(len(a) for a, _, _ in rows)
+    lines = [f"{'measure':<{width}}  {'value':>16}  note", "-" * (width + 30)]
+    lines += [f"{a:<{width}}  {b:>16}  {c}" for a, b, c in rows]
+    p = r["ready_phases_ms"]
+    lines += ["", "ready, step by step (ms after navigation, medians): worker started {worker_started}, "
+              "Pyodide loaded +{pyodide}, our Python set up +{python_setup}, runtime ready {runtime_ready}, "
+              "first live result {first_result}".format(**p),
+              f"load average during the run: {r['load_average'][0]} -> {r['load_average'][1]} ({r['machine']})"]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--serve"]:
+        serve_forever(argv[1], int(argv[2]))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site", required=True, type=Path, help="a built site (mkdocs build)")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "results.json")
+    args = parser.parse_args(argv)
+    results = run(args.site, args.runs)
+    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(table(results))
+    print(f"\nWrote {args.out.relative_to(REPO_ROOT) if args.out.is_relative_to(REPO_ROOT) else args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""The in-page calculators: form, result and explanation as HTML, standard library only.
+
+The same code renders each calculator page at build time (``macros/
+calculator_macros.py``, the pre-computed result a reader sees with
+JavaScript off) and every live result in the browser, where Pyodide runs it
+in a Web Worker (entry point ``calculators.render`` -> ``calcview.browser``).
+All numbers come from ``calculators.api.handle``; this package only shows
+them. Modules: ``form`` (the fields), ``results`` (numbers, charts, notes),
+``explain`` ("How is this calculated?"), ``page`` (the whole calculator).
+"""
+
+from __future__ import annotations
+
+import l10n
+from calculators.api import handle
+from calculators.inputs import BY_NAME, suggestions
+from calculators.messages import error
+from calcview.results import memory_html, speed_html
+
+
+def render(request: dict, catalog) -> dict:
+    """``handle(request, catalog)`` plus the result as HTML.
+
+    Returns the response of ``calculators.api.handle`` (``ok``, ``result`` or
+    ``errors``) with ``html`` (the rendered result, only when ``ok``) and
+    ``warnings``: parameters the calculators do not know (a mistyped URL)
+    are left out of the calculation and reported there, localized, so the
+    rest of the link still works.
+    """
+    lang = request.get("lang") if isinstance(request, dict) else None
+    lang = lang if lang in l10n.LANGUAGES else l10n.DEFAULT_LANGUAGE
+    params = request.get("params") if isinstance(request, dict) else None
+    warnings = []
+    if isinstance(params, dict):
+        known = {}
+        for key, value in params.items():
+            if key in BY_NAME:
+                known[key] = value
+            else:
+                warnings.append(error(str(key)[:60], "error.unknown_param", name=str(key)[:60],
+                                      suggestions=suggestions(str(key), BY_NAME)).render(lang))
+        request = {**request, "params": known}
+    response = handle(request, catalog)
+    out = {**response, "warnings": warnings}
+    if response["ok"]:
+        draw = memory_html if request["command"] == "vram" else speed_html
+        out["html"] = draw(response["result"], lang)
+    return out

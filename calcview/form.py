@@ -1,0 +1,184 @@
+"""The calculator forms, built from ``calculators.inputs.PARAMETERS`` and the catalog.
+
+Each field is named exactly like the parameter (``context``, ``kv_cache``), so
+the form, the URL query string, ``calculators.api.handle`` and the command
+line (``--kv-cache``) share one vocabulary. Fields are grouped by ``LAYOUT``;
+a group with a condition (``model=custom``, ``mode!=inference``) is shown
+only when the condition holds. Numbers are text fields (``inputmode``), so
+whatever the reader types reaches Python's parser unchanged and gets its
+localized message there.
+"""
+
+from __future__ import annotations
+
+import l10n
+from calculators import devices as dev
+from calculators.inputs import BY_NAME, CUSTOM, CUSTOM_FIELDS, Param, params_for
+from calcview.markup import attrs, el, text
+from calcview.numbers import field_value
+
+# (group name, condition or None, parameter names); every parameter of a command appears once.
+LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
+    "vram": [
+        ("main", None, ("model", "mode", "weights", "kv_cache", "context", "batch")),
+        ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
+        ("training", "mode!=inference", ("optimizer", "lora_rank", "gradient_checkpointing")),
+        ("parallel", None, ("num_devices", "tp", "zero")),
+        ("quantisation", None, ("group_size", "double_quant", "overhead_gib")),
+    ],
+    "speed": [
+        ("main", None, ("model", "workload", "device", "baseline", "weights", "kv_cache", "context", "batch")),
+        ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
+        ("training", "workload=training", ("tokens", "gradient_checkpointing", "price_per_hour")),
+        ("kernel", "workload=kernel", ("flops", "bytes")),
+        ("efficiency", None, ("precision", "num_devices", "compute_efficiency", "memory_efficiency",
+                              "group_size", "double_quant")),
+    ],
+}
+# Groups shown folded (``<details>``): options most readers leave alone.
+FOLDED = {"parallel", "quantisation", "efficiency"}
+# Groups whose fields always go into the URL when shown (a custom model must be complete in a link).
+ALWAYS_IN_URL = {"custom"}
+
+# Custom-model fields prefilled from a preset: parameter -> (section, key) in data/models/<id>.yaml.
+PRESET_FIELDS = {
+    "params_b": ("parameters", "total_b"),
+    "layers": ("architecture", "layers"),
+    "hidden": ("architecture", "hidden"),
+    "intermediate": ("architecture", "intermediate"),
+    "heads": ("architecture", "heads"),
+    "kv_heads": ("architecture", "kv_heads"),
+    "head_dim": ("architecture", "head_dim"),
+    "vocab": ("architecture", "vocab"),
+}
+
+
+def layout_names(command: str) -> list[str]:
+    """The parameter names of ``command`` in form order."""
+    return [name for _, _, names in LAYOUT[command] for name in names]
+
+
+def field_id(command: str, name: str) -> str:
+    return f"calc-{command}-{name.replace('_', '-')}"
+
+
+def _label(name: str, lang: str) -> str:
+    return l10n.t(lang, f"param.{name}")
+
+
+def _choice_label(param: Param, value: str, lang: str, catalog) -> str:
+    if param.kind == "model":
+        return catalog.models[value]["name"] if value != CUSTOM else l10n.t(lang, "calc.custom_model")
+    if param.kind == "device":
+        return dev.name(catalog.devices[value])
+    key = {
+        "weights": f"format.{value}",
+        "kv_cache": f"format.{value}",
+        "mode": f"mode.{value}",
+        "workload": f"workload.{value}",
+        "precision": f"precision.{value}",
+        "optimizer": f"calc.optimizer.{value}",
+    }[param.name]
+    return l10n.t(lang, key)
+
+
+def choices(param: Param, catalog) -> list[str]:
+    """The values a select offers, in display order."""
+    if param.kind == "model":
+        return sorted(catalog.models, key=lambda m: catalog.models[m]["name"].lower()) + [CUSTOM]
+    if param.kind == "device":
+        return sorted(catalog.devices, key=lambda d: dev.name(catalog.devices[d]).lower())
+    return list(param.choices)
+
+
+def _select(param: Param, value, command: str, lang: str, catalog) -> str:
+    options = []
+    if param.default is None and param.kind != "model" and param.name != "device":
+        key = f"calc.auto.{command}.{param.name}"
+        key = key if key in l10n.labels(lang) else f"calc.auto.{param.name}"
+        options.append(el("option", text(l10n.t(lang, key)), value=""))
+    for choice in choices(param, catalog):
+        options.append(el("option", text(_choice_label(param, choice, lang, catalog)), value=choice,
+                          selected=(choice == value)))
+    return el("select", "".join(options), id=field_id(command, param.name), name=param.name,
+              data_default=field_value(value, lang),
+              aria_describedby=f"{field_id(command, param.name)}-error")
+
+
+def _input(param: Param, value, command: str, lang: str) -> str:
+    shown = field_value(value, lang)
+    if param.kind == "bool":
+        return f'<input type="checkbox"{attrs(id=field_id(command, param.name), name=param.name, value="true", checked=bool(value), data_default=shown or "false", aria_describedby=field_id(command, param.name) + "-error")}>'
+    placeholder = None
+    if value is None and f"calc.placeholder.{param.name}" in l10n.labels(lang):
+        placeholder = l10n.t(lang, f"calc.placeholder.{param.name}")
+    return (
+        f'<input type="text"{attrs(id=field_id(command, param.name), name=param.name, value=shown, data_default=shown, inputmode="numeric" if param.kind == "int" else "decimal", autocomplete="off", spellcheck="false", placeholder=placeholder, aria_describedby=field_id(command, param.name) + "-error")}>'
+    )
+
+
+def field_html(command: str, name: str, value, lang: str, catalog) -> str:
+    """One labelled field with its (empty, hidden) error line."""
+    param = BY_NAME[name]
+    control = (
+        _select(param, value, command, lang, catalog)
+        if param.kind in ("choice", "model", "device")
+        else _input(param, value, command, lang)
+    )
+    label = el("label", text(_label(name, lang)), for_=field_id(command, name))
+    error = el("p", "", id=f"{field_id(command, name)}-error", class_="atlas-calc-error", data_error_for=name,
+               hidden=True, role="alert")
+    kind = "check" if param.kind == "bool" else "field"
+    if kind == "check":
+        return el("div", control + label + error, class_="atlas-calc-check")
+    return el("div", label + control + error, class_="atlas-calc-field")
+
+
+def _condition_holds(condition: str | None, values: dict) -> bool:
+    if not condition:
+        return True
+    if "!=" in condition:
+        name, _, wanted = condition.partition("!=")
+        return str(values.get(name)) != wanted
+    name, _, wanted = condition.partition("=")
+    return str(values.get(name)) == wanted
+
+
+def initial_values(command: str, page_defaults: dict, catalog) -> dict:
+    """Field values before the reader changes anything: the parameter defaults, the page's
+    choices over them, and the custom-model fields prefilled from the page's model."""
+    values = {p.name: p.default for p in params_for(command)}
+    values.update(page_defaults)
+    preset = catalog.models.get(values.get("model") or "")
+    if preset:
+        for name, (section, key) in PRESET_FIELDS.items():
+            if values.get(name) is None and key in preset.get(section, {}):
+                values[name] = preset[section][key]
+    return values
+
+
+def form_html(command: str, values: dict, lang: str, catalog) -> str:
+    """The whole form for ``command`` with ``values`` filled in."""
+    missing = set(p.name for p in params_for(command)) - set(layout_names(command))
+    if missing:
+        raise ValueError(f"form layout of {command!r} lacks parameters: {', '.join(sorted(missing))}")
+    groups = []
+    for group, condition, names in LAYOUT[command]:
+        fields = "".join(field_html(command, name, values.get(name), lang, catalog) for name in names)
+        legend = el("legend", text(l10n.t(lang, f"calc.group.{group}")))
+        shown = _condition_holds(condition, values)
+        extra = {
+            "data_group": group,
+            "data_when": condition,
+            "data_always_in_url": group in ALWAYS_IN_URL or None,
+            "hidden": not shown,
+            "disabled": not shown,
+        }
+        if group in FOLDED:
+            summary = el("summary", text(l10n.t(lang, f"calc.group.{group}")))
+            groups.append(el("details", summary + el("fieldset", fields, class_="atlas-calc-group", **extra),
+                             class_="atlas-calc-more"))
+        else:
+            groups.append(el("fieldset", legend + fields, class_="atlas-calc-group", **extra))
+    return el("form", "".join(groups), class_="atlas-calc-form", data_calc_form=command, method="get",
+              novalidate=True, autocomplete="off")

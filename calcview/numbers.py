@@ -1,0 +1,54 @@
+"""Numbers as a reader sees them, in the page's language (``l10n`` formats them).
+
+Every function takes plain values in the units their names say and returns
+text; none ever returns ``nan`` or ``inf`` (``l10n`` refuses them).
+"""
+
+from __future__ import annotations
+
+import l10n
+
+
+def significant(value: float, lang: str, digits: int = 3) -> str:
+    """``value`` with about ``digits`` significant digits, grouped for ``lang``."""
+    return l10n.format_significant(value, lang, digits)
+
+
+def gib(value: float, lang: str) -> str:
+    """A size in GiB (2^30 bytes) with two decimals: 37.12."""
+    return l10n.format_number(value, lang, 2, trim=False)
+
+
+# (upper limit in seconds, divisor, unit key) from small to large
+_DURATIONS = (
+    (1e-3, 1e-6, "calc.unit.us"),
+    (1.0, 1e-3, "calc.unit.ms"),
+    (120.0, 1.0, "calc.unit.s"),
+    (7200.0, 60.0, "calc.unit.min"),
+    (172800.0, 3600.0, "calc.unit.h"),
+    (None, 86400.0, "calc.unit.d"),
+)
+
+
+def duration(seconds: float, lang: str) -> str:
+    """A time with a fitting unit: ``12.3 ms``, ``4.5 h``, ``3.2 d`` (3 significant digits)."""
+    for limit, divisor, key in _DURATIONS:
+        if limit is None or abs(seconds) < limit:
+            return f"{significant(seconds / divisor, lang)} {l10n.t(lang, key)}"
+    raise AssertionError("unreachable")
+
+
+def field_value(value, lang: str) -> str:
+    """A parameter value as typed into a form field: no grouping, the language's decimal sign."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        text = repr(value)
+        if text.endswith(".0"):
+            text = text[:-2]
+        return text.replace(".", ",") if lang == "de" else text
+    return str(value)

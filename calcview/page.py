@@ -1,0 +1,78 @@
+"""One whole calculator as HTML: status line, form, pre-computed result, explanation.
+
+Build time only calls this (the browser replaces just the result). The page
+works without JavaScript: the result for the page's default inputs is
+already there. ``config`` is what ``calculator.mjs`` needs, embedded as
+``<script type="application/json">`` (no inline script, so a strict
+Content-Security-Policy works): the command, the entry point and the status
+texts in the page's language. What starts the runtime (``runtime_options``)
+goes into the page's ``<head>``, so the worker starts before the body has
+loaded (see ``overrides/main.html``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import l10n
+from calcview import render
+from calcview.explain import explain_html
+from calcview.form import form_html, initial_values
+from calcview.markup import el, text
+
+ENTRY_POINT = "calculators.render"
+STATUS_KEYS = ("loading", "loading_link", "ready", "failed.load", "failed.no-wasm", "failed.python", "invalid")
+
+
+class DefaultsError(ValueError):
+    """A page's default inputs do not give a result: the build must stop."""
+
+
+def config_json(config: dict) -> str:
+    """JSON safe inside ``<script type="application/json">`` (no ``</script>`` can close it)."""
+    return json.dumps(config, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
+
+
+def runtime_options(versions: dict) -> dict:
+    """What the page declares in ``<meta name="atlas-runtime">`` to start the Python runtime:
+    the versions of the bundle and the data export (cache keys) and the entry points to warm up."""
+    return {
+        "bundle": versions.get("bundle", ""),
+        "data": {"atlas-data.json": versions.get("data", "")},
+        "warm": [ENTRY_POINT],
+    }
+
+
+def page_config(command: str, lang: str) -> dict:
+    """What the page script needs: command, entry point, status and fallback texts in ``lang``."""
+    return {
+        "command": command,
+        "entry": ENTRY_POINT,
+        "lang": lang,
+        "status": {key: l10n.t(lang, f"calc.status.{key}") for key in STATUS_KEYS},
+        "messages": {"runtime.internal_error": l10n.t(lang, "runtime.internal_error")},
+    }
+
+
+def calculator_html(command: str, page_defaults: dict, lang: str, catalog, script_src: str) -> str:
+    """The calculator ``command`` with ``page_defaults`` filled in and its result pre-computed."""
+    values = initial_values(command, page_defaults, catalog)
+    params = {k: v for k, v in values.items() if v is not None}
+    response = render({"command": command, "params": params, "lang": lang}, catalog)
+    if not response["ok"]:
+        problems = "; ".join(e["message"] for e in response["errors"])
+        raise DefaultsError(f"default inputs of the {command} calculator give no result: {problems}")
+    config = el("script", config_json(page_config(command, lang)), type="application/json",
+                data_calc_config=True)
+    status = el("p", text(l10n.t(lang, "calc.status.static")), class_="atlas-calc-status", role="status",
+                aria_live="polite", data_calc_status="static")
+    errors = el("div", "", class_="atlas-calc-errors", data_calc_errors=True, hidden=True, role="alert")
+    # Only the status line is a live region: announcing the whole result on every keystroke would drown a screen reader.
+    results = el("section", response["html"], class_="atlas-calc-results", data_calc_results=command,
+                 aria_label=l10n.t(lang, "calc.results_label"))
+    share = el("p", el("a", text(l10n.t(lang, "calc.share")), href="./", data_calc_share=True),
+               class_="atlas-calc-share")
+    body = config + status + form_html(command, values, lang, catalog) + errors + results + share
+    body += explain_html(command, lang)
+    section = el("div", body, class_="atlas-calc", data_atlas_calculator=command, lang=lang)
+    return section + el("script", "", type="module", src=script_src)

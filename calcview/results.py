@@ -1,0 +1,237 @@
+"""The result of a calculation as HTML: numbers, breakdown, devices, charts, notes.
+
+The same function renders the pre-computed result at build time and every
+live result in the browser. Each number the command line prints with
+``--json`` sits in an element ``data-result="<path>"`` (``total_gib``,
+``breakdown.weights_gib``, ``fits[0].count``, ``device.time_s``) whose
+``data-value`` is the JSON value itself and whose text is that value
+formatted for the reader, so a test or a reader can check the page against
+``python -m calculators … --json``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import charts
+import l10n
+from calculators.defaults import MAX_DEVICES_FOR_FIT
+from calcview import numbers
+from calcview.markup import el, text
+
+BREAKDOWN = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
+FITS_SHOWN = 12  # devices listed before the rest fold away
+
+
+def _t(lang: str, key: str, **params) -> str:
+    return l10n.t(lang, key, **params)
+
+
+def value(tag: str, path: str, raw, shown: str, **extra) -> str:
+    """An element holding one result value: ``data-result`` path, raw JSON ``data-value``, shown text."""
+    return el(tag, text(shown), data_result=path, data_value=json.dumps(raw, allow_nan=False), **extra)
+
+
+def _table(head: list[str], rows: list[str], caption: str | None = None) -> str:
+    cap = el("caption", text(caption)) if caption else ""
+    thead = el("thead", el("tr", "".join(el("th", text(h), scope="col") for h in head)))
+    return el("table", cap + thead + el("tbody", "".join(rows)))
+
+
+def _notes(result: dict, lang: str) -> str:
+    if not result.get("notes"):
+        return ""
+    items = "".join(
+        value("li", f"notes[{i}].message", note["message"], note["message"]) for i, note in enumerate(result["notes"])
+    )
+    return el("h3", text(_t(lang, "calc.heading.notes"))) + el("ul", items, class_="atlas-calc-notes")
+
+
+def _chart(draw, lang: str) -> str:
+    """A chart, or a short note instead if the chart refuses these numbers (the numbers stay in the tables)."""
+    try:
+        return draw()
+    except charts.ChartError as exc:
+        return el("p", text(_t(lang, "calc.chart_unavailable", reason=str(exc))), class_="atlas-calc-chart-missing")
+
+
+# --- memory -------------------------------------------------------------------
+
+
+def _capacities(fits: list[dict]) -> list[dict]:
+    """Capacity lines for the chart: the smallest single devices that hold the whole model (at most three)."""
+    single = sorted((f for f in fits if f["count"] == 1), key=lambda f: (f["capacity_gib"], f["name"]))
+    seen, out = set(), []
+    for f in single:
+        if f["capacity_gib"] not in seen:
+            seen.add(f["capacity_gib"])
+            out.append({"label": f["name"], "capacity_gib": f["capacity_gib"]})
+        if len(out) == 3:
+            break
+    return out
+
+
+def memory_html(result: dict, lang: str) -> str:
+    """The memory calculator's result (``python -m calculators vram --json``) as HTML in ``lang``."""
+    unit = _t(lang, "unit.gib")
+    n = result["num_devices"]
+    total = el(
+        "p",
+        text(_t(lang, "calc.vram.total")) + " "
+        + el("strong", value("span", "total_gib", result["total_gib"], numbers.gib(result["total_gib"], lang))
+             + " " + text(unit)),
+        class_="atlas-calc-headline",
+    )
+    if n > 1:
+        total += el(
+            "p",
+            text(_t(lang, "calc.vram.per_device", count=l10n.format_number(n, lang, 0))) + " "
+            + el("strong", value("span", "per_device_gib", result["per_device_gib"],
+                                 numbers.gib(result["per_device_gib"], lang)) + " " + text(unit)),
+        )
+    summary = el(
+        "p",
+        text(_t(lang, "calc.vram.summary", model=result["model_name"], mode=_t(lang, f"mode.{result['mode']}"),
+                weights=_t(lang, f"format.{result['weights']}"),
+                bits=l10n.format_number(result["bits_per_weight"], lang, 2),
+                params=numbers.significant(result["params_b"], lang))),
+        class_="atlas-calc-summary",
+    )
+    label = f"{result['model_name']}, {_t(lang, 'format.' + result['weights'])}"
+    chart = _chart(lambda: charts.memory_breakdown_svg(
+        [{"label": label, "parts": result["breakdown"]}], lang, capacities=_capacities(result["fits"]) or None), lang)
+    head = [_t(lang, "calc.col.part"), _t(lang, "calc.col.gib_total" if n > 1 else "calc.col.gib")]
+    if n > 1:
+        head.append(_t(lang, "calc.col.gib_per_device"))
+    rows = []
+    for part in BREAKDOWN:
+        cells = el("th", text(_t(lang, f"breakdown.{part}")), scope="row")
+        cells += value("td", f"breakdown.{part}_gib", result["breakdown"][f"{part}_gib"],
+                       numbers.gib(result["breakdown"][f"{part}_gib"], lang))
+        if n > 1:
+            cells += value("td", f"per_device.{part}_gib", result["per_device"][f"{part}_gib"],
+                           numbers.gib(result["per_device"][f"{part}_gib"], lang))
+        rows.append(el("tr", cells))
+    total_cells = el("th", text(_t(lang, "breakdown.total")), scope="row") + value(
+        "td", "total_gib", result["total_gib"], numbers.gib(result["total_gib"], lang))
+    if n > 1:
+        total_cells += value("td", "per_device_gib", result["per_device_gib"], numbers.gib(result["per_device_gib"], lang))
+    rows.append(el("tr", total_cells, class_="atlas-calc-total-row"))
+    breakdown = el("h3", text(_t(lang, "calc.heading.breakdown"))) + el("div", chart, class_="atlas-calc-chart") + _table(
+        head, rows)
+    return total + summary + breakdown + fits_html(result["fits"], lang) + _notes(result, lang)
+
+
+def fits_html(fits: list[dict], lang: str) -> str:
+    """Which devices of the data set hold the model, and how many of each."""
+    heading = el("h3", text(_t(lang, "calc.heading.fits")))
+    fitting = [(i, f) for i, f in enumerate(fits) if f["count"]]
+    if not fitting:
+        most = l10n.format_number(MAX_DEVICES_FOR_FIT, lang, 0)
+        return heading + el("p", text(_t(lang, "calc.fits.none", max=most)), class_="atlas-calc-none")
+    head = [_t(lang, "calc.col.device"), _t(lang, "calc.col.count"), _t(lang, "calc.col.per_device_gib"),
+            _t(lang, "calc.col.capacity_gib")]
+
+    def row(i: int, f: dict) -> str:
+        return el(
+            "tr",
+            el("th", text(f["name"]), scope="row")
+            + value("td", f"fits[{i}].count", f["count"], l10n.format_number(f["count"], lang, 0))
+            + value("td", f"fits[{i}].per_device_gib", f["per_device_gib"], numbers.gib(f["per_device_gib"], lang))
+            + value("td", f"fits[{i}].capacity_gib", f["capacity_gib"], numbers.gib(f["capacity_gib"], lang)),
+            data_device=f["device"],
+        )
+
+    shown = _table(head, [row(i, f) for i, f in fitting[:FITS_SHOWN]], caption=_t(lang, "calc.fits.caption"))
+    rest = fitting[FITS_SHOWN:]
+    if rest:
+        summary = el("summary", text(_t(lang, "calc.fits.more", count=l10n.format_number(len(rest), lang, 0))))
+        shown += el("details", summary + _table(head, [row(i, f) for i, f in rest]), class_="atlas-calc-more")
+    return heading + shown
+
+
+# --- speed --------------------------------------------------------------------
+
+
+def _opt(fmt, raw, lang):
+    return fmt(raw, lang) if raw is not None else _t(lang, "table.not_stated")
+
+
+def speed_html(result: dict, lang: str) -> str:
+    """The speed calculator's result (``python -m calculators speed --json``) as HTML in ``lang``."""
+    entries = [("device", result["device"])] + ([("baseline", result["baseline"])] if result["baseline"] else [])
+    headline = ""
+    if result["speedup"] is not None:
+        headline = el(
+            "p",
+            text(_t(lang, "calc.speed.speedup", device=result["device"]["name"], baseline=result["baseline"]["name"]))
+            + " " + el("strong", value("span", "speedup", result["speedup"],
+                                        l10n.format_number(result["speedup"], lang, 2)) + "×"),
+            class_="atlas-calc-headline",
+        )
+    else:
+        headline = el(
+            "p",
+            text(_t(lang, "calc.speed.time", device=result["device"]["name"])) + " "
+            + el("strong", value("span", "device.time_s", result["device"]["time_s"],
+                                  numbers.duration(result["device"]["time_s"], lang))),
+            class_="atlas-calc-headline",
+        )
+    if result.get("reason"):
+        headline += value("p", "reason.message", result["reason"]["message"], result["reason"]["message"],
+                          class_="atlas-calc-reason")
+    tflops = _t(lang, "unit.tops" if str(result["precision"]).startswith("int") else "unit.tflops")
+    rows_spec = [
+        ("time_s", _t(lang, "calc.row.time"), lambda v: numbers.duration(v, lang)),
+        ("tokens_per_s", _t(lang, "calc.row.tokens_per_s"), lambda v: _opt(numbers.significant, v, lang)),
+        ("bound", _t(lang, "calc.row.bound"), lambda v: _t(lang, f"bound.{v}")),
+        ("compute_time_s", _t(lang, "calc.row.compute_time"), lambda v: numbers.duration(v, lang)),
+        ("memory_time_s", _t(lang, "calc.row.memory_time"), lambda v: numbers.duration(v, lang)),
+        ("peak_tflops", _t(lang, "calc.row.peak", unit=tflops), lambda v: numbers.significant(v, lang, 4)),
+        ("precision", _t(lang, "calc.row.precision"), lambda v: _t(lang, f"precision.{v}")),
+        ("unit", _t(lang, "calc.row.unit"), lambda v: _t(lang, f"unit_kind.{v}")),
+        ("bandwidth_gb_s", _t(lang, "calc.row.bandwidth"), lambda v: numbers.significant(v, lang, 4)),
+        ("attainable_tflops", _t(lang, "calc.row.attainable", unit=tflops), lambda v: numbers.significant(v, lang)),
+        ("critical_intensity", _t(lang, "calc.row.critical"), lambda v: numbers.significant(v, lang)),
+    ]
+    if result["workload"] == "training":
+        rows_spec += [
+            ("device_hours", _t(lang, "calc.row.device_hours"), lambda v: numbers.significant(v, lang)),
+            ("energy_kwh", _t(lang, "calc.row.energy"), lambda v: _opt(numbers.significant, v, lang)),
+            ("cost_usd", _t(lang, "calc.row.cost"), lambda v: _opt(lambda x, lg: l10n.format_number(x, lg, 0), v, lang)),
+        ]
+    rows = []
+    for key, label, fmt in rows_spec:
+        cells = el("th", text(label), scope="row")
+        for which, entry in entries:
+            cells += value("td", f"{which}.{key}", entry.get(key), fmt(entry.get(key)))
+        rows.append(el("tr", cells))
+    head = [_t(lang, "calc.col.quantity")] + [entry["name"] for _, entry in entries]
+    table = _table(head, rows)
+    workload = el(
+        "p",
+        text(_t(lang, "calc.speed.work", flops=numbers.significant(result["flops"], lang),
+                bytes=_opt(numbers.significant, result["bytes"], lang))) + " "
+        + (text(_t(lang, "calc.speed.intensity")) + " "
+           + value("strong", "arithmetic_intensity", result["arithmetic_intensity"],
+                   numbers.significant(result["arithmetic_intensity"], lang)) + " "
+           + text(_t(lang, "charts.unit.flop_per_byte"))
+           if result["arithmetic_intensity"] is not None else ""),
+        class_="atlas-calc-summary",
+    )
+    roofline = el("h3", text(_t(lang, "calc.heading.roofline"))) + el("div", _chart(lambda: _roofline(result, lang), lang),
+                                                                     class_="atlas-calc-chart")
+    return headline + el("h3", text(_t(lang, "calc.heading.times"))) + table + workload + roofline + _notes(result, lang)
+
+
+def _roofline(result: dict, lang: str) -> str:
+    device = result["device"]
+    entries = [device] + ([result["baseline"]] if result["baseline"] else [])
+    devices = [{"id": e["id"], "label": e["name"], "peak_tflops": e["peak_tflops"],
+                "bandwidth_gb_s": e["bandwidth_gb_s"]} for e in entries]
+    markers = []
+    if result["arithmetic_intensity"] is not None:
+        markers.append({"label": _t(lang, f"workload.{result['workload']}"),
+                        "intensity": result["arithmetic_intensity"]})
+    return charts.roofline_svg(devices, lang, precision=device["precision"], unit=device["unit"], sparsity="dense",
+                               markers=markers or None)

@@ -1,0 +1,256 @@
+// The in-page calculators (memory and speed): form <-> URL <-> Python.
+//
+// The page arrives with the form, the result for its default inputs
+// (pre-computed at build time by the same Python code) and a JSON config
+// (<script type="application/json" data-calc-config>). This module:
+//   - fills the form from the URL query (?model=llama-3.1-70b&weights=q4_k_m),
+//   - starts the shared Python runtime (pyodide-client.mjs) and shows its
+//     status in the page's language (texts come from the config),
+//   - sends every change to the entry point `calculators.render` in the worker,
+//     which returns the localized result HTML or per-field error messages,
+//   - keeps the URL in step with the form, so each result has a shareable link.
+// No number is computed or formatted here; Python does both.
+import { pageRuntime } from "./pyodide-client.mjs";
+
+const TRUE_WORDS = ["true", "1", "yes", "on", "ja", "wahr"];
+const LINK_DELAY_MS = 300;
+
+function conditionHolds(form, condition) {
+  if (!condition) return true;
+  const negate = condition.includes("!=");
+  const [name, wanted] = condition.split(negate ? "!=" : "=");
+  const field = form.elements.namedItem(name);
+  const actual = field ? field.value : "";
+  return negate ? actual !== wanted : actual === wanted;
+}
+
+function applyConditions(form) {
+  for (const group of form.querySelectorAll("fieldset[data-when]")) {
+    const shown = conditionHolds(form, group.dataset.when);
+    group.hidden = !shown;
+    group.disabled = !shown;
+  }
+}
+
+// Put a value from the URL into a field, keeping it as typed if the field cannot show it.
+function setField(field, value) {
+  if (field.tagName === "SELECT") {
+    if (![...field.options].some((o) => o.value === value)) {
+      const option = new Option(value, value);
+      option.dataset.fromLink = "1";
+      field.add(option);
+    }
+    field.value = value;
+  } else if (field.type === "checkbox") {
+    field.checked = TRUE_WORDS.includes(value.trim().toLowerCase());
+    field.dataset.raw = value; // Python judges it; dropped once the reader ticks the box
+  } else {
+    field.value = value;
+  }
+}
+
+function fieldValue(field) {
+  if (field.type === "checkbox") return field.dataset.raw ?? String(field.checked);
+  return field.value;
+}
+
+function namedFields(form) {
+  return [...form.elements].filter((f) => f.name && !f.matches(":disabled"));
+}
+
+class Calculator {
+  constructor(root) {
+    this.root = root;
+    this.config = JSON.parse(root.querySelector("script[data-calc-config]").textContent);
+    this.form = root.querySelector("form[data-calc-form]");
+    this.status = root.querySelector("[data-calc-status]");
+    this.results = root.querySelector("[data-calc-results]");
+    this.errors = root.querySelector("[data-calc-errors]");
+    this.share = root.querySelector("[data-calc-share]");
+    this.inflight = false;
+    this.queued = false;
+    this.renders = 0;
+    this.linkExtras = {};
+    this.fromLink = this.readLink();
+    applyConditions(this.form);
+    this.form.addEventListener("submit", (event) => event.preventDefault());
+    this.form.addEventListener("input", (event) => this.changed(event));
+    this.form.addEventListener("change", (event) => this.changed(event));
+    this.updateLink();
+    this.setStatus("loading", this.config.status[this.fromLink ? "loading_link" : "loading"]);
+  }
+
+  // Fields named in the query string take its values; other names are passed on once, so
+  // Python can say that it does not know them.
+  readLink() {
+    const query = new URLSearchParams(location.search);
+    let any = false;
+    for (const [name, value] of query) {
+      const field = this.form.elements.namedItem(name);
+      if (field && field.name === name) setField(field, value);
+      else this.linkExtras[name] = value;
+      any = true;
+    }
+    // A group that travels whole (a custom model) means exactly what the link says: a field
+    // the link leaves out takes Python's default, not the value this page prefilled.
+    for (const group of this.form.querySelectorAll("fieldset[data-always-in-url]")) {
+      if (!any || !conditionHolds(this.form, group.dataset.when)) continue;
+      for (const field of group.elements) {
+        if (field.name && !query.has(field.name)) field.value = "";
+      }
+    }
+    return any;
+  }
+
+  start(runtime) {
+    this.runtime = runtime;
+    runtime.onStatus((status, info) => {
+      if (status === "ready") this.compute();
+      else if (status === "failed") {
+        this.setStatus("failed", this.config.status[`failed.${info.reason}`] || this.config.status["failed.load"]);
+      }
+    });
+  }
+
+  setStatus(state, message) {
+    this.status.dataset.calcStatus = state;
+    this.status.textContent = message;
+    this.root.dataset.calcState = state;
+  }
+
+  changed(event) {
+    const field = event.target;
+    if (field.type === "checkbox") delete field.dataset.raw;
+    if (field.tagName === "SELECT") {
+      for (const option of field.querySelectorAll("option[data-from-link]")) {
+        if (option.value !== field.value) option.remove();
+      }
+    }
+    applyConditions(this.form);
+    this.updateLink();
+    this.compute();
+  }
+
+  params() {
+    const params = {};
+    for (const field of namedFields(this.form)) params[field.name] = fieldValue(field);
+    return Object.assign(params, this.linkExtras);
+  }
+
+  // The query string: fields that differ from the page's defaults, plus every field of a
+  // group that must travel whole (a custom model).
+  updateLink() {
+    const query = new URLSearchParams();
+    for (const field of namedFields(this.form)) {
+      const value = fieldValue(field);
+      const group = field.closest("fieldset");
+      const always = group && group.dataset.alwaysInUrl !== undefined;
+      if (always || value !== (field.dataset.default ?? "")) query.set(field.name, value);
+    }
+    const search = query.toString();
+    const url = location.pathname + (search ? `?${search}` : "") + location.hash;
+    this.share.href = url;
+    // history.replaceState costs 10-20 ms in Chromium: write the address bar once typing pauses.
+    clearTimeout(this.linkTimer);
+    this.linkTimer = setTimeout(() => history.replaceState(history.state, "", url), LINK_DELAY_MS);
+  }
+
+  async compute() {
+    if (!this.runtime || this.runtime.status !== "ready") return;
+    if (this.inflight) {
+      this.queued = true;
+      return;
+    }
+    this.inflight = true;
+    const payload = { command: this.config.command, params: this.params(), lang: this.config.lang };
+    let response;
+    try {
+      response = await this.runtime.call(this.config.entry, payload);
+    } catch (err) {
+      this.inflight = false;
+      return; // the runtime failed; its status handler has said so
+    }
+    this.inflight = false;
+    this.linkExtras = {}; // reported once; the link no longer carries them
+    if (this.queued) {
+      this.queued = false; // a newer input is waiting: skip this answer
+      this.compute();
+      return;
+    }
+    this.show(response);
+  }
+
+  message(problem) {
+    return problem.message || this.config.messages[problem.key] || problem.key;
+  }
+
+  show(response) {
+    for (const line of this.root.querySelectorAll("[data-error-for]")) {
+      line.hidden = true;
+      line.textContent = "";
+    }
+    for (const field of this.form.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid");
+    const general = [];
+    for (const problem of [...(response.errors || []), ...(response.warnings || [])]) {
+      const line = problem.field
+        ? this.root.querySelector(`[data-error-for="${CSS.escape(problem.field)}"]`)
+        : null;
+      const field = problem.field ? this.form.elements.namedItem(problem.field) : null;
+      if (line && field && !field.matches(":disabled")) {
+        line.textContent = line.textContent ? `${line.textContent} ${this.message(problem)}` : this.message(problem);
+        line.hidden = false;
+        field.setAttribute("aria-invalid", "true");
+        const folded = field.closest("details");
+        if (folded) folded.open = true;
+      } else {
+        general.push(this.message(problem));
+      }
+    }
+    this.errors.replaceChildren(...general.map((text) => Object.assign(document.createElement("p"), { textContent: text })));
+    this.errors.hidden = general.length === 0;
+    if (response.ok) {
+      this.results.innerHTML = response.html;
+      this.results.classList.remove("atlas-calc-stale");
+      this.setStatus("ready", this.config.status.ready);
+    } else {
+      this.results.classList.add("atlas-calc-stale");
+      this.setStatus("invalid", this.config.status.invalid);
+    }
+    this.renders += 1;
+    this.root.dataset.calcRenders = String(this.renders);
+  }
+}
+
+// Start loading at once (default), or on the first interaction with the form
+// (globalThis.atlasCalculatorStart = "focus", used by `make bench` to compare the two).
+// A link with inputs always starts at once: the reader is waiting for its result.
+const startEarly = globalThis.atlasCalculatorStart !== "focus" || location.search.length > 1;
+if (startEarly) pageRuntime(); // this module loads async in <head>: the worker starts before the body is parsed
+
+function initAll() {
+  for (const root of document.querySelectorAll("[data-atlas-calculator]")) {
+    if (root.atlasCalculator) continue; // already running on this page
+    const calculator = new Calculator(root);
+    root.atlasCalculator = calculator;
+    const begin = () => {
+      if (!calculator.runtime) calculator.start(pageRuntime());
+    };
+    if (startEarly) {
+      begin();
+    } else {
+      calculator.form.addEventListener("focusin", begin, { once: true });
+      calculator.form.addEventListener("pointerdown", begin, { once: true });
+    }
+  }
+}
+
+// Material's page lifecycle: document$ emits for the first page and again after every
+// instant navigation. This module may run before Material's bundle (async in <head>).
+function onEveryPage(callback) {
+  if (typeof document$ !== "undefined") document$.subscribe(callback);
+  else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", () => onEveryPage(callback), { once: true });
+  } else callback();
+}
+
+onEveryPage(initAll);

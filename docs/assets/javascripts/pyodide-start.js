@@ -1,0 +1,64 @@
+// Starts the page's Python runtime as early as possible.
+//
+// A classic script loaded with `async` from <head> (overrides/main.html writes
+// it on pages that declare <meta name="atlas-runtime">): it runs as soon as it
+// has downloaded, before the body is parsed, so Pyodide's 10 MB of WebAssembly
+// download and compile while the page itself is still loading. Module scripts
+// (pyodide-client.mjs) only run once the document has been parsed.
+//
+// It creates the module worker (pyodide-worker.mjs), sends it the boot message
+// and keeps the worker's messages until pyodide-client.mjs adopts it through
+// globalThis.atlasStartPython(options), which also starts the worker on pages
+// that load it later (start on first focus). All URLs are resolved against this
+// script's own URL, so they never leave the site.
+(function () {
+  "use strict";
+  var here = document.currentScript && document.currentScript.src;
+
+  function withVersion(url, version) {
+    return version ? url + "?v=" + encodeURIComponent(version) : url;
+  }
+
+  // options: {bundle: version, data: {name: version}, warm: [entry points]}
+  function start(options) {
+    if (globalThis.atlasPython) return globalThis.atlasPython;
+    var handle = { worker: null, messages: [], failed: null, started: performance.now() };
+    globalThis.atlasPython = handle;
+    if (!here || typeof Worker !== "function" || typeof WebAssembly !== "object") {
+      handle.failed = { reason: "no-wasm", detail: "WebAssembly or Web Workers are not available" };
+      return handle;
+    }
+    try {
+      handle.worker = new Worker(new URL("pyodide-worker.mjs", here).href, { type: "module", name: "atlas-python" });
+    } catch (err) {
+      handle.failed = { reason: "load", detail: String(err) };
+      return handle;
+    }
+    handle.worker.onmessage = function (event) {
+      handle.messages.push(event.data || {});
+    };
+    handle.worker.onerror = function (event) {
+      event.preventDefault();
+      handle.failed = { reason: "load", detail: event.message || "the worker script could not be loaded" };
+    };
+    var data = {};
+    Object.keys(options.data || {}).forEach(function (name) {
+      data[name] = withVersion(new URL("../data/" + name, here).href, options.data[name]);
+    });
+    handle.worker.postMessage({
+      type: "boot",
+      pyodideURL: new URL("../vendor/pyodide/", here).href,
+      bundleURL: withVersion(new URL("../python/atlas-python.zip", here).href, options.bundle),
+      data: data,
+      warm: options.warm || [],
+    });
+    return handle;
+  }
+
+  globalThis.atlasStartPython = start;
+
+  var meta = document.querySelector('meta[name="atlas-runtime"]');
+  // `make bench` sets atlasCalculatorStart = "focus" to compare starting on the first focus.
+  var onFocus = globalThis.atlasCalculatorStart === "focus" && location.search.length <= 1;
+  if (meta && !onFocus) start(JSON.parse(meta.content));
+})();

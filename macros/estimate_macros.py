@@ -1,0 +1,127 @@
+"""Macros that put the estimators' answers into prose, with a link to the calculator.
+
+Every number comes from ``calculators.api.handle`` (through
+``atlas.chart_estimates.estimate``, which the charts use too) — the same entry
+point the in-page calculators and the command line use — so no formula is
+repeated here. Parameter names are the calculators' (``model``, ``weights``,
+``kv_cache``, ``context``, ``batch``, ``mode``, ``device``, ``baseline``,
+``workload``, …). A request the estimators reject stops the build with their
+localized error messages.
+
+- ``vram_total(**params)`` — total memory, e.g. "42.5 GiB".
+- ``devices_needed(device_id, **params)`` — how many of a device hold the estimate.
+- ``tokens_per_s(device, **params)`` — decode speed on one device.
+- ``speedup(device, baseline, **params)`` — e.g. "1.64×".
+- ``chips_for_model(device_id, model, weights)`` — a sentence: the weights alone
+  and how many devices their memory needs (for SRAM-only chips).
+- ``calc_link(command, **params)`` — a Markdown link to the calculator, pre-filled
+  (empty until the calculator page exists in ``docs/``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlencode
+
+import l10n
+from atlas import sizing
+from atlas.chart_estimates import EstimateError, estimate
+from atlas.chart_estimates import catalog as estimator_catalog
+from calculators.catalog import Catalog
+
+CALCULATOR_PAGES = {"vram": "calculators/vram.md", "speed": "calculators/speed.md"}
+
+
+def gib_text(value_gib: float, lang: str) -> str:
+    """'42.5 GiB' with one decimal in the page's number format."""
+    return f"{l10n.format_number(value_gib, lang, 1)}\u00a0{l10n.t(lang, 'unit.gib')}"
+
+
+def fit_count(result: dict, device_id: str) -> int:
+    """How many of ``device_id`` the estimate's ``fits`` list needs; error if it does not fit at all."""
+    for entry in result["fits"]:
+        if entry["device"] == device_id:
+            if entry["count"] is None:
+                raise EstimateError(f"{result['model']} does not fit on any practical number of {device_id}")
+            return entry["count"]
+    raise EstimateError(f"device {device_id!r} is not in the estimate's fits list")
+
+
+def chips_sentence(catalog: Catalog, device: dict, model: str, weights: str, lang: str) -> str:
+    """'Llama 3.1 70B in INT8: 65.8 GiB of weights alone fill at least 307 chips.'"""
+    result = estimate("vram", {"model": model, "weights": weights, "context": 1, "batch": 1}, lang, catalog)
+    weights_gib = result["breakdown"]["weights_gib"]
+    count = sizing.devices_to_hold(weights_gib * sizing.GIB, sizing.device_figure(device, "memory"))
+    return l10n.t(
+        lang,
+        "estimate.chips",
+        model=result["model_name"],
+        weights=weights.upper(),
+        size=gib_text(weights_gib, lang),
+        count=l10n.format_number(count, lang, 0),
+    )
+
+
+def calculator_href(command: str, params: dict, page_src: str) -> str:
+    """Relative Markdown link target from the page ``page_src`` to the pre-filled calculator."""
+    if command not in CALCULATOR_PAGES:
+        raise ValueError(f"unknown calculator {command!r}; expected one of {', '.join(CALCULATOR_PAGES)}")
+    target = posixpath.relpath(CALCULATOR_PAGES[command], posixpath.dirname(page_src) or ".")
+    return f"{target}?{urlencode(params)}"
+
+
+def calculator_page_exists(command: str, docs_dir: str) -> bool:
+    """Whether the English page of calculator ``command`` exists under ``docs_dir``."""
+    if command not in CALCULATOR_PAGES:
+        raise ValueError(f"unknown calculator {command!r}; expected one of {', '.join(CALCULATOR_PAGES)}")
+    return (Path(docs_dir) / CALCULATOR_PAGES[command]).is_file()
+
+
+def register(env, ctx):
+    @lru_cache(maxsize=1)
+    def catalog() -> Catalog:
+        return estimator_catalog(ctx.dataset)
+
+    def run(command, params):
+        return estimate(command, params, ctx.lang(), catalog())
+
+    @env.macro
+    def vram_total(**params):
+        """Total memory of a vram estimate, e.g. '42.5 GiB'."""
+        return gib_text(run("vram", params)["total_gib"], ctx.lang())
+
+    @env.macro
+    def devices_needed(device_id, **params):
+        """How many of ``device_id`` hold the vram estimate (from the estimators' fits list)."""
+        return l10n.format_number(fit_count(run("vram", params), device_id), ctx.lang(), 0)
+
+    @env.macro
+    def tokens_per_s(device, **params):
+        """Decode speed in tokens per second on one ``device`` (three significant digits)."""
+        result = run("speed", {"workload": "decode", **params, "device": device})
+        return l10n.format_significant(result["device"]["tokens_per_s"], ctx.lang(), 3)
+
+    @env.macro
+    def speedup(device, baseline, **params):
+        """How many times faster ``device`` is than ``baseline`` for the workload, e.g. '1.64×'."""
+        result = run("speed", {**params, "device": device, "baseline": baseline})
+        return f"{l10n.format_number(result['speedup'], ctx.lang(), 2)}×"
+
+    @env.macro
+    def chips_for_model(device_id, model, weights):
+        """A sentence: the model's weights and how many ``device_id`` their size alone needs."""
+        return chips_sentence(catalog(), ctx.dataset.device(device_id), model, weights, ctx.lang())
+
+    @env.macro
+    def calc_link(command, **params):
+        """A Markdown link that opens the calculator with ``params`` filled in.
+
+        Empty while the calculator page is not in ``docs/`` yet (strict
+        builds refuse links to missing pages); it appears once the page does.
+        """
+        if not calculator_page_exists(command, env.conf["docs_dir"]):
+            return ""
+        text = l10n.t(ctx.lang(), f"estimate.link.{command}")
+        return f"[{text}]({calculator_href(command, params, env.page.file.src_uri)})"

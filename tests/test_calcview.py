@@ -1,0 +1,228 @@
+"""The calculator views (calcview) and the in-page runtime's Python side (pyweb), on CPython.
+
+The browser runs exactly this code under Pyodide; tests/test_browser_calculators.py
+checks it there.
+"""
+
+import json
+import math
+
+import pytest
+from calc_results import lookup, result_elements
+from calculators_support import catalog
+
+import calcview
+import l10n
+import pyweb
+from calculators import defaults as d
+from calculators.api import handle
+from calculators.inputs import params_for
+from calcview import browser, explain, form, numbers
+from calcview.page import DefaultsError, calculator_html, config_json
+
+CASES = [
+    ("vram", {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"}),
+    ("vram", {"model": "mixtral-8x7b", "mode": "qlora", "batch": "4", "num_devices": "2", "tp": "2"}),
+    ("vram", {"model": "llama-3.1-8b", "mode": "full", "zero": "3", "num_devices": "8", "gradient_checkpointing": "true"}),
+    ("vram", {"model": "custom", "params_b": "13", "layers": "40", "hidden": "5120", "heads": "40", "kv_heads": "40",
+              "vocab": "32000", "context": "2048"}),
+    ("speed", {"model": "llama-3.1-8b", "device": "h100-sxm", "baseline": "a100-sxm-80gb"}),
+    ("speed", {"model": "llama-3.1-70b", "workload": "training", "device": "b200", "baseline": "h100-sxm",
+               "tokens": "1e12", "num_devices": "1024", "price_per_hour": "3.5"}),
+    ("speed", {"model": "llama-3.1-8b", "workload": "kernel", "flops": "1e12", "bytes": "4e9", "device": "rtx-4090"}),
+]
+
+
+def render(command, params, lang="en"):
+    return calcview.render({"command": command, "params": params, "lang": lang}, catalog())
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize("command,params", CASES)
+def test_every_shown_value_is_the_estimators_value(command, params, lang):
+    expected = handle({"command": command, "params": params, "lang": lang}, catalog())
+    out = render(command, params, lang)
+    assert out["ok"] and expected["ok"]
+    assert out["result"] == expected["result"]
+    shown = result_elements(out["html"])
+    paths = {p for p, _, _ in shown}
+    assert {p for p in paths if p.startswith("notes")} == {f"notes[{i}].message" for i in range(len(out["result"]["notes"]))}
+    assert ("total_gib" in paths) if command == "vram" else ("device.time_s" in paths)
+    for path, value, _text in shown:
+        assert value == lookup(expected["result"], path), path
+
+
+def test_numbers_are_formatted_for_the_language():
+    params = {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"}
+    result = handle({"command": "vram", "params": params, "lang": "de"}, catalog())["result"]
+    for lang in l10n.LANGUAGES:
+        shown = {p: t for p, _, t in result_elements(render("vram", params, lang)["html"])}
+        assert shown["total_gib"] == l10n.format_number(result["total_gib"], lang, 2, trim=False)
+    de = dict((p, t) for p, _, t in result_elements(render("vram", params, "de")["html"]))
+    assert "," in de["total_gib"] and "." not in de["total_gib"]  # 43,91 — German decimal comma
+    speed = {p: t for p, _, t in result_elements(render(*CASES[4])["html"])}
+    assert speed["speedup"] == "1.64" and speed["device.bound"] == "memory-bound"
+
+
+def test_speed_without_baseline_shows_the_time():
+    out = render("speed", {"model": "llama-3.2-1b", "device": "l4"})
+    paths = [p for p, _, _ in result_elements(out["html"])]
+    assert "speedup" not in paths and not any(p.startswith("baseline.") for p in paths)
+    assert paths[0] == "device.time_s"
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize(
+    "params,field,key",
+    [
+        ({"model": "llama-3.1-8b", "context": ""}, None, None),  # empty: the default applies
+        ({"model": "llama-3.1-8b", "context": "-5"}, "context", "error.too_small"),
+        ({"model": "llama-3.1-8b", "context": "0"}, "context", "error.too_small"),
+        ({"model": "llama-3.1-8b", "context": "abc"}, "context", "error.not_a_number"),
+        ({"model": "llama-3.1-8b", "context": "1e99"}, "context", "error.too_large"),
+        ({"model": "llama-3.1-8b", "batch": "nan"}, "batch", "error.not_finite"),
+        ({"model": "llama-3.1-8b", "overhead_gib": "inf"}, "overhead_gib", "error.not_finite"),
+        ({"model": "gpt-9"}, "model", "error.unknown_value"),
+        ({"model": "custom", "params_b": "7"}, "layers", "error.required_custom"),
+    ],
+)
+def test_bad_input_gives_localized_field_errors(params, field, key, lang):
+    out = render("vram", params, lang)
+    if key is None:
+        assert out["ok"]
+        return
+    assert not out["ok"] and "html" not in out
+    problems = [e for e in out["errors"] if e["field"] == field and e["key"] == key]
+    assert problems, out["errors"]
+    assert problems[0]["message"] == l10n.t(lang, key, **{k: str(v) for k, v in problems[0]["params"].items()}) or \
+        problems[0]["message"]
+    text = json.dumps(out, ensure_ascii=False)
+    for bad in ("NaN", "Infinity", "Traceback"):
+        assert bad not in text
+
+
+def test_german_error_message_is_german():
+    out = render("vram", {"model": "llama-3.1-8b", "context": "abc"}, "de")
+    assert out["errors"][0]["message"] == "Kontextlänge muss eine Zahl sein (angegeben: „abc“)."
+
+
+def test_unknown_parameters_are_reported_and_left_out():
+    out = render("vram", {"model": "llama-3.1-8b", "contxt": "8192"}, "de")
+    assert out["ok"]
+    assert [w["key"] for w in out["warnings"]] == ["error.unknown_param"]
+    assert "context" in out["warnings"][0]["message"] and "„contxt“" in out["warnings"][0]["message"]
+    assert out["result"]["context"] == 4096
+
+
+def test_form_has_a_field_for_every_parameter_named_like_it():
+    for command in ("vram", "speed"):
+        names = form.layout_names(command)
+        assert sorted(names) == sorted(p.name for p in params_for(command))
+        assert len(names) == len(set(names))
+        html = form.form_html(command, form.initial_values(command, {"model": "llama-3.1-8b"}, catalog()), "en",
+                              catalog())
+        for name in names:
+            assert f'name="{name}"' in html
+            assert f'data-error-for="{name}"' in html
+        for model in catalog().model_ids():
+            assert f'<option value="{model}"' in html
+        if command == "speed":
+            for device in catalog().device_ids():
+                assert f'<option value="{device}"' in html
+
+
+def test_custom_model_fields_are_prefilled_from_the_page_model_and_hidden():
+    values = form.initial_values("vram", {"model": "llama-3.1-70b"}, catalog())
+    assert (values["layers"], values["hidden"], values["kv_heads"], values["params_b"]) == (80, 8192, 8, 70.6)
+    html = form.form_html("vram", values, "de", catalog())
+    assert 'data-group="custom" data-when="model=custom" data-always-in-url hidden disabled' in html
+    assert 'name="params_b" value="70,6"' in html  # German decimal comma in the field
+
+
+def test_explanation_translates_every_default_and_links_its_source():
+    for lang in l10n.LANGUAGES:
+        html = explain.explain_html("vram", lang) + explain.explain_html("speed", lang)
+        for item in d.all_defaults():
+            assert f'data-default-key="{item.key}"' in html
+            assert item.source.url in html
+    assert "Wie wird das berechnet?" in explain.explain_html("vram", "de")
+    assert explain.default_label("weights.q4_k_m", "de") == "Gewichtsformat Q4_K_M"
+    assert explain.default_label("efficiency.decode.memory", "en") == "Memory efficiency, decode (token generation)"
+
+
+def test_units_of_every_default_are_translated():
+    assert {item.unit for item in d.all_defaults()} <= set(explain.UNIT_KEYS)
+
+
+@pytest.mark.parametrize(
+    "seconds,lang,text",
+    [(7.08e-3, "de", "7,08 ms"), (4.6e-5, "en", "46 µs"), (90, "en", "90 s"), (5400, "de", "90 min"),
+     (36000, "en", "10 h"), (864000, "de", "10 Tage")],
+)
+def test_durations(seconds, lang, text):
+    assert numbers.duration(seconds, lang) == text
+
+
+def test_field_values_are_typed_as_a_reader_would():
+    assert numbers.field_value(4096, "de") == "4096"
+    assert numbers.field_value(0.7, "de") == "0,7"
+    assert numbers.field_value(1.0, "en") == "1"
+    assert numbers.field_value(None, "en") == ""
+    assert numbers.field_value(True, "de") == "true"
+
+
+def test_page_refuses_defaults_without_a_result():
+    with pytest.raises(DefaultsError, match="gpt-9"):
+        calculator_html("vram", {"model": "gpt-9"}, "en", catalog(), "x.mjs")
+
+
+def test_page_config_cannot_close_its_script_element():
+    assert "</script>" not in config_json({"x": "</script><script>alert(1)</script>"})
+    assert json.loads(config_json({"x": "</b>"})) == {"x": "</b>"}
+
+
+def test_model_names_from_data_are_escaped():
+    from calculators.catalog import Catalog
+
+    data = {"schema_version": 1, "devices": catalog().devices, "models": dict(catalog().models)}
+    evil = dict(data["models"]["llama-3.1-8b"], name="<img src=x onerror=alert(1)>")
+    data["models"]["llama-3.1-8b"] = evil
+    cat = Catalog.from_dict(data)
+    html = calculator_html("vram", {"model": "llama-3.1-8b"}, "en", cat, "x.mjs")
+    assert "<img src=x" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+# --- pyweb: the bridge the worker calls --------------------------------------
+
+
+def call(name, payload):
+    return json.loads(pyweb.call(name, json.dumps(payload)))
+
+
+def test_pyweb_refuses_unregistered_names_in_the_requested_language():
+    out = call("os.system", {"lang": "de"})
+    assert out["ok"] is False and out["errors"][0]["key"] == "runtime.internal_error"
+    assert out["errors"][0]["message"] == l10n.t("de", "runtime.internal_error")
+    assert "KeyError" in out["detail"]
+    assert json.loads(pyweb.call("pyweb.ping", "not json"))["ok"] is False
+
+
+def test_pyweb_never_returns_non_finite_numbers(monkeypatch):
+    monkeypatch.setitem(pyweb.ENTRY_POINTS, "test.nan", "math:sqrt")
+    monkeypatch.setattr(math, "sqrt", lambda payload: {"ok": True, "x": float("nan")}, raising=True)
+    text = pyweb.call("test.nan", "{}")
+    assert "NaN" not in text and json.loads(text)["ok"] is False
+
+
+def test_browser_entry_reads_the_export_and_renders(tmp_path, monkeypatch):
+    from atlas.dataset import load_dataset
+    from atlas.export import export_json
+
+    (tmp_path / "atlas-data.json").write_text(export_json(load_dataset()), encoding="utf-8")
+    monkeypatch.setattr(pyweb, "DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(browser, "_catalog", None)
+    assert pyweb.warm(["calculators.render"]) == ["calculators.render"]
+    params = {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"}
+    out = call("calculators.render", {"command": "vram", "params": params, "lang": "de"})
+    assert out["ok"] and out["result"] == render("vram", params, "de")["result"]
+    assert out["html"] == render("vram", params, "de")["html"]

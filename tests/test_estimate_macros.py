@@ -1,0 +1,127 @@
+"""The estimate macros put the estimators' own answers into prose: every
+number here is compared with a direct call of ``calculators.api.handle``."""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from conftest import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "macros"))
+import estimate_macros as em  # noqa: E402
+
+from atlas.export import export_dataset  # noqa: E402
+from calculators.api import handle  # noqa: E402
+from calculators.catalog import Catalog  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def catalog(dataset):
+    return Catalog.from_dict(export_dataset(dataset))
+
+
+def api(catalog, command, lang="en", **params):
+    response = handle({"command": command, "params": params, "lang": lang}, catalog)
+    assert response["ok"], response
+    return response["result"]
+
+
+def test_rejected_request_stops_with_the_estimators_message(catalog, dataset):
+    with pytest.raises(em.EstimateError, match="llama-9"):
+        em.chips_sentence(catalog, dataset.device("groq-lpu"), "llama-9", "int8", "en")
+
+
+@pytest.mark.parametrize("lang, sep", [("en", "."), ("de", ",")])
+def test_gib_text_is_localized(lang, sep):
+    assert em.gib_text(42.46, lang) == f"42{sep}5\u00a0GiB"
+
+
+def test_fit_count_reads_the_estimators_fits_list(catalog):
+    result = api(catalog, "vram", model="llama-3.1-70b", weights="bf16", context=8192, batch=16)
+    expected = next(e["count"] for e in result["fits"] if e["device"] == "h100-sxm")
+    assert em.fit_count(result, "h100-sxm") == expected >= 2
+    with pytest.raises(em.EstimateError, match="not in the estimate"):
+        em.fit_count(result, "no-such-device")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_chips_sentence_divides_the_weights_by_the_sram(catalog, dataset, lang):
+    weights = api(catalog, "vram", model="llama-3.1-70b", weights="int8", context=1, batch=1)["breakdown"]["weights_gib"]
+    sram = dataset.device("groq-lpu")["memory"]["capacity_gib"]
+    count = math.ceil(weights / sram)
+    text = em.chips_sentence(catalog, dataset.device("groq-lpu"), "llama-3.1-70b", "int8", lang)
+    formatted = f"{count:,}" if lang == "en" else f"{count:,}".replace(",", ".")
+    assert formatted in text and "INT8" in text and "Llama 3.1 70B" in text
+    assert count > 100  # a 70B model needs racks of SRAM-only chips
+
+
+@pytest.mark.parametrize("src", ["guide/use-cases.md", "guide/use-cases.de.md"])
+def test_calculator_link_is_relative_and_prefilled(src):
+    href = em.calculator_href("vram", {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}, src)
+    assert href == "../calculators/vram.md?model=llama-3.1-70b&weights=q4_k_m&context=8192"
+    with pytest.raises(ValueError, match="unknown calculator"):
+        em.calculator_href("price", {}, src)
+
+
+def built(site, page, lang):
+    base = site / "de" if lang == "de" else site
+    return (base / page / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_use_cases_page_shows_the_estimators_numbers(built_site, catalog, lang):
+    html = built(built_site, "guide/use-cases", lang)
+    total = api(catalog, "vram", lang, model="llama-3.1-70b", weights="q4_k_m", context=8192, batch=1)["total_gib"]
+    assert em.gib_text(total, lang) in html
+    speed = api(catalog, "speed", lang, model="llama-3.1-8b", weights="bf16", workload="decode",
+                device="h100-sxm", baseline="a100-sxm-80gb")["speedup"]
+    sep = "." if lang == "en" else ","
+    assert f"{speed:.2f}".replace(".", sep) + "×" in html
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_use_cases_links_open_the_calculator_prefilled(built_site, lang):
+    html = built(built_site, "guide/use-cases", lang)
+    article = html[html.index("<article"): html.index("</article>")]  # not the navigation's plain link
+    hrefs = re.findall(r'href="([^"]*calculators/vram/[^"]*)"', article)
+    if not em.calculator_page_exists("vram", REPO_ROOT / "docs"):
+        assert not hrefs  # no dangling link before the calculator page exists
+        return
+    assert hrefs, "no link to the memory calculator"
+    prefilled = [h for h in hrefs if "?" in h]
+    assert prefilled, "no pre-filled link to the memory calculator"
+    hrefs = prefilled
+    query = parse_qs(urlsplit(hrefs[0].replace("&amp;", "&")).query)
+    assert query["model"] == ["llama-3.1-8b"] and query["mode"] == ["full"]
+    page_dir = built_site / ("de" if lang == "de" else "") / "guide" / "use-cases"
+    target = (page_dir / urlsplit(hrefs[0]).path).resolve()
+    assert (target / "index.html").is_file(), f"calculator page {target} does not exist"
+
+
+def test_calculator_page_check_knows_the_calculators(tmp_path):
+    assert not em.calculator_page_exists("vram", tmp_path)
+    (tmp_path / "calculators").mkdir()
+    (tmp_path / "calculators" / "vram.md").write_text("# Memory", encoding="utf-8")
+    assert em.calculator_page_exists("vram", tmp_path)
+    with pytest.raises(ValueError, match="unknown calculator"):
+        em.calculator_page_exists("price", tmp_path)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_asic_page_sizes_groq_for_llama_70b(built_site, catalog, dataset, lang):
+    html = built(built_site, "hardware/asics", lang)
+    weights = api(catalog, "vram", model="llama-3.1-70b", weights="int8", context=1, batch=1)["breakdown"]["weights_gib"]
+    count = math.ceil(weights / dataset.device("groq-lpu")["memory"]["capacity_gib"])
+    formatted = f"{count:,}" if lang == "en" else f"{count:,}".replace(",", ".")
+    assert re.search(rf"\b{re.escape(formatted)}\b", html)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_use_cases_page_has_the_memory_chart(built_site, lang):
+    html = built(built_site, "guide/use-cases", lang)
+    assert html.count('data-chart="memory-breakdown"') == 1
+

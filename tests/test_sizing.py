@@ -1,0 +1,112 @@
+"""Sizing figures for worked examples — devices needed to hold a model, energy
+and its cost at sourced electricity prices — and the dated price table, with
+known values."""
+
+import math
+import re
+import sys
+
+import pytest
+from conftest import REPO_ROOT
+
+from atlas import prices, sizing
+from atlas.reference_prices import ELECTRICITY_PRICES, electricity_price
+
+sys.path.insert(0, str(REPO_ROOT / "macros"))
+import guide_macros  # noqa: E402
+
+
+def test_device_figure_of_a_missing_value_is_an_error(dataset):
+    # the A100 has no FP8 tensor cores, so the data set states no FP8 figure
+    with pytest.raises(ValueError, match="states no single number for 'fp8.matrix.dense'"):
+        sizing.device_figure(dataset.device("a100-sxm-80gb"), "fp8.matrix.dense")
+    assert sizing.device_figure(dataset.device("h100-sxm"), "tdp") == 700
+
+
+def test_devices_to_hold_rounds_up():
+    # 140 GB of FP16 weights (70e9 parameters x 2 bytes) on 80 GiB devices: 140e9 / 85.9e9 -> 2
+    assert sizing.devices_to_hold(140e9, 80) == 2
+    # exactly full is enough; one byte more needs another device
+    assert sizing.devices_to_hold(80 * 2**30, 80) == 1
+    assert sizing.devices_to_hold(80 * 2**30 + 1, 80) == 2
+
+
+@pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, "7", True])
+def test_bad_inputs_raise_instead_of_returning_nonsense(bad):
+    with pytest.raises(ValueError):
+        sizing.devices_to_hold(bad, 80)
+    with pytest.raises(ValueError):
+        sizing.energy_kwh(bad, 10)
+    with pytest.raises(ValueError):
+        sizing.energy_cost(10, bad)
+
+
+def test_energy_of_an_h100_running_a_year(dataset):
+    # 700 W x 8,760 h = 6,132 kWh
+    assert guide_macros.yearly_kwh(dataset.device("h100-sxm"), 24) == pytest.approx(6132)
+    assert guide_macros.yearly_kwh(dataset.device("h100-sxm"), 8) == pytest.approx(2044)
+    with pytest.raises(ValueError):
+        guide_macros.yearly_kwh(dataset.device("h100-sxm"), 25)
+
+
+def test_energy_cost_at_the_stored_prices():
+    # Eurostat, second half of 2023: Finland 0.089 and Cyprus 0.276 EUR/kWh (non-household)
+    assert electricity_price("eu-nonhousehold-low-2023h2").eur_per_kwh == 0.089
+    assert electricity_price("eu-nonhousehold-high-2023h2").eur_per_kwh == 0.276
+    assert sizing.energy_cost(6132, 0.089) == pytest.approx(545.748)
+    assert sizing.energy_cost(6132, 0.276) == pytest.approx(1692.432)
+
+
+def test_every_stored_price_cites_an_https_source():
+    for price in ELECTRICITY_PRICES.values():
+        assert price.source_url.startswith("https://")
+        assert 0 < price.eur_per_kwh < 1
+
+
+def test_unknown_price_key_names_the_known_ones():
+    with pytest.raises(KeyError, match="eu-nonhousehold-low-2023h2"):
+        electricity_price("mars")
+
+
+@pytest.mark.parametrize(
+    "lang, amount, price", [("en", "€546", "0.089\u00a0€/kWh"), ("de", "546 €", "0,089\u00a0€/kWh")]
+)
+def test_money_and_price_are_localized(lang, amount, price):
+    assert guide_macros.euros(545.748, lang) == amount
+    span = guide_macros.price_span("eu-nonhousehold-low-2023h2", lang)
+    assert f">{price}<" in span
+    assert "ec.europa.eu" not in span  # the tooltip names the source; the link sits in the page's sources
+    assert "Eurostat" in span
+
+
+def _device_with_price(dataset, **price):
+    """The H100 SXM with a made-up price that cites the device's first source."""
+    device = dict(dataset.device("h100-sxm"))
+    device["price"] = {"source": next(iter(device["sources"])), **price}
+    return device
+
+
+@pytest.mark.parametrize("lang, expected", [("en", "25,000–40,000\u00a0US$"), ("de", "25.000–40.000\u00a0US-$")])
+def test_price_table_shows_range_kind_and_month(dataset, lang, expected):
+    device = _device_with_price(dataset, usd=25000, usd_high=40000, kind="street-range", as_of="2024-01")
+    html = prices.price_table({"h100-sxm": device}, lang)
+    row = re.search(r'<tr data-device="h100-sxm">(.*?)</tr>', html).group(1)
+    assert expected in row
+    assert ">2024-01<" in row
+    kind = "reported street price" if lang == "en" else "berichteter Marktpreis"
+    assert f">{kind}<" in row
+    source = device["sources"][device["price"]["source"]]
+    assert f'href="{source["url"]}"' in row and f">{source['title']}</a>" in row
+
+
+def test_price_table_puts_cloud_prices_last_and_skips_unpriced(dataset):
+    cloud = _device_with_price(dataset, usd=2.5, kind="cloud-per-hour", as_of="2025-01")
+    cloud["id"], cloud["name"] = "a-cloud", "A cloud chip"
+    bought = _device_with_price(dataset, usd=30000, kind="list", as_of="2024-06")
+    html = prices.price_table({"a-cloud": cloud, "h100-sxm": bought, "a100-sxm-80gb": dataset.device("a100-sxm-80gb")}, "en")
+    assert re.findall(r'data-device="([^"]+)"', html) == ["h100-sxm", "a-cloud"]
+    assert "2.5\u00a0US$/h" in html
+
+
+def test_price_table_without_prices_says_so():
+    assert "No device in the data set states a dated price yet." in prices.price_table({}, "en")
