@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 
 import l10n
+from atlas.safe import http_url
 from atlas.tables import format_figure
 
 COLUMNS = ("col.name", "col.price_kind", "col.price_amount", "col.price_as_of", "col.sources")
@@ -27,6 +28,13 @@ def amount_text(price: dict, lang: str) -> str:
     if "usd_high" in price:
         return "–".join(format_figure(v, lang) for v in (price["usd"], price["usd_high"]))
     return format_figure(price["usd"], lang)
+
+
+def source_link(source: dict) -> str:
+    """The source's title, linked when its URL is http(s) (as validation demands; data that skipped it stays text)."""
+    url = http_url(source["url"])
+    title = escape(source["title"])
+    return f'<a href="{escape(url)}" rel="noopener">{title}</a>' if url else f"<span>{title}</span>"
 
 
 def price_table(devices: dict, lang: str) -> str:
@@ -47,7 +55,7 @@ def price_table(devices: dict, lang: str) -> str:
             f'<td{note}>{escape(l10n.t(lang, "price." + price["kind"]))}</td>'
             f'<td data-sort="{price["usd"]!r}">{escape(amount_text(price, lang))}\u00a0{escape(unit)}</td>'
             f'<td data-sort="{escape(price["as_of"])}">{escape(price["as_of"])}</td>'
-            f'<td><a href="{escape(source["url"])}" rel="noopener">{escape(source["title"])}</a></td>'
+            f"<td>{source_link(source)}</td>"
             "</tr>"
         )
     caption = escape(l10n.t(lang, "prices.caption"))

@@ -29,6 +29,7 @@ import l10n
 from atlas import sizing
 from atlas.chart_estimates import EstimateError, estimate
 from atlas.chart_estimates import catalog as estimator_catalog
+from atlas.safe import inline_text
 from calculators.catalog import Catalog
 
 CALCULATOR_PAGES = {"vram": "calculators/vram.md", "speed": "calculators/speed.md"}
@@ -57,8 +58,8 @@ def chips_sentence(catalog: Catalog, device: dict, model: str, weights: str, lan
     return l10n.t(
         lang,
         "estimate.chips",
-        model=result["model_name"],
-        weights=weights.upper(),
+        model=inline_text(result["model_name"]),  # from data/models: plain text in running Markdown
+        weights=inline_text(weights.upper()),
         size=gib_text(weights_gib, lang),
         count=l10n.format_number(count, lang, 0),
     )
