@@ -33,6 +33,12 @@ PAGE_FACTS = """() => ({
   violations: window.__cspViolations || [],
 })"""
 
+# Material's light/dark toggle, without its colour fade (axe would measure colours half-way).
+SET_SCHEME = """(scheme) => {
+  for (const el of document.querySelectorAll("*")) el.style.transition = "none";
+  document.body.setAttribute("data-md-color-scheme", scheme);
+}"""
+
 AXE_RUN = """async (options) => {
   const result = await axe.run(document, options);
   return result.violations.map((v) => ({
@@ -109,8 +115,8 @@ def visit(context, base: str, path: str, with_axe: bool) -> PageVisit:
             page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
             for scheme, options in (("default", AXE_LIGHT), ("slate", AXE_DARK)):
                 # What Material's light/dark toggle does.
-                page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
-                page.wait_for_timeout(400)  # Material fades colours over 250 ms
+                page.evaluate(SET_SCHEME, scheme)
+                page.wait_for_timeout(100)
                 record.schemes.append(page.evaluate("() => document.body.getAttribute('data-md-color-scheme')"))
                 record.axe += [dict(v, scheme=scheme) for v in page.evaluate(AXE_RUN, options)]
         record.csp_violations = page.evaluate("() => window.__cspViolations || []")
