@@ -128,7 +128,7 @@ def test_changing_the_form_updates_result_and_link(page, site_server, lang):
     page.select_option("#calc-vram-weights", "q4_k_m")
     page.fill("#calc-vram-context", "8192")
     settle(page, before)
-    page.wait_for_function("location.search.includes('context=8192')")  # the address bar follows once typing pauses
+    page.wait_for_function("() => location.search.includes('context=8192')")  # the address bar follows once typing pauses
     query = dict(parse_qsl(urlsplit(page.url).query))
     assert query == {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"}
     params = {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"}
@@ -187,7 +187,7 @@ def test_unknown_names_in_the_link_are_explained(page, site_server):
     page.select_option("#calc-speed-model", "llama-3.1-8b")
     settle(page, before)
     assert wait_status(page, "ready") == "ready"
-    page.wait_for_function("!location.search.includes('gpt-9')")
+    page.wait_for_function("() => !location.search.includes('gpt-9')")
     assert "colour" not in page.url
     assert page.eval_on_selector_all("#calc-speed-model option", "os => os.map(o => o.value)").count("gpt-9") == 0
 
