@@ -197,6 +197,22 @@ def test_page_ends_with_wellformed_sources(page, lang):
         assert parsed.scheme == "https" and "." in parsed.netloc and not parsed.username, url
 
 
+# The formal address in mid-sentence ("für Ihre Arbeitslast", "die Sie eingeben"); at the
+# start of a sentence "Sie"/"Ihre" may be the pronoun "she/they", so only mid-sentence counts.
+FORMAL_ADDRESS = re.compile(r"(?<=[a-zäöüß,] )(?:Sie|Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b")
+
+
+def test_formal_address_detector():
+    assert FORMAL_ADDRESS.findall("vergleicht zwei Geräte für Ihre Arbeitslast, die Sie eingeben") == ["Ihre", "Sie"]
+    assert not FORMAL_ADDRESS.findall("Sie liegt bei allen Herstellern. Ihre Netze sind klein; du kannst es")
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES)
+def test_german_pages_address_the_reader_with_du(page):
+    text = JINJA.sub(" ", source_path(page, "de").read_text(encoding="utf-8"))
+    assert not FORMAL_ADDRESS.findall(text), f"{page}: formal 'Sie' on a du-page"
+
+
 @pytest.mark.parametrize("page", CONTENT_PAGES)
 def test_both_languages_cite_the_same_sources(page):
     en = source_urls(sources_section(source_path(page, "en").read_text(encoding="utf-8"), "en"))
