@@ -213,6 +213,15 @@ def test_german_pages_address_the_reader_with_du(page):
     assert not FORMAL_ADDRESS.findall(text), f"{page}: formal 'Sie' on a du-page"
 
 
+@pytest.mark.parametrize(
+    "path", sorted((REPO_ROOT / "docs").rglob("*.de.md")), ids=lambda p: p.relative_to(REPO_ROOT / "docs").as_posix()
+)
+def test_every_german_page_addresses_the_reader_with_du(path):
+    """Calculator, kernel and comparison pages too, not only the content pages."""
+    text = JINJA.sub(" ", path.read_text(encoding="utf-8"))
+    assert not FORMAL_ADDRESS.findall(text), f"{path.name}: formal 'Sie' on a du-site"
+
+
 @pytest.mark.parametrize("page", CONTENT_PAGES)
 def test_both_languages_cite_the_same_sources(page):
     en = source_urls(sources_section(source_path(page, "en").read_text(encoding="utf-8"), "en"))
