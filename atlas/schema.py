@@ -8,6 +8,7 @@ error into a short sentence and the exact path of the offending value.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -28,6 +29,11 @@ def load_schema(name: str) -> dict:
 @cache
 def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(load_schema(name))
+
+
+# Field names that carry a unit (capacity_gib, bandwidth_gb_s, tdp_w, total_b, tflops, value): a value too
+# large for them is usually typed in another unit.
+_UNIT_SUFFIX = re.compile(r"(_gib|_gb_s|_w|_b|usd|usd_high|tflops|value)$")
 
 
 def _short(value, limit: int = 60) -> str:
@@ -61,7 +67,8 @@ def _message(error) -> tuple[tuple, str]:
     if kind == "minimum":
         return path, f"must be at least {arg}; got {_short(inst)}"
     if kind in ("maximum", "exclusiveMaximum"):
-        return path, f"must be at most {arg} (check the unit); got {_short(inst)}"
+        hint = " (check the unit)" if path and _UNIT_SUFFIX.search(str(path[-1])) else ""
+        return path, f"must be at most {arg}{hint}; got {_short(inst)}"
     if kind == "pattern":
         return path, f"does not have the expected form (pattern {arg}); got {_short(inst)}"
     if kind in ("minLength", "minItems", "minProperties"):
