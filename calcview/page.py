@@ -33,13 +33,14 @@ def config_json(config: dict) -> str:
     return json.dumps(config, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
 
 
-def runtime_options(versions: dict) -> dict:
+def runtime_options(versions: dict, warm=(ENTRY_POINT,)) -> dict:
     """What the page declares in ``<meta name="atlas-runtime">`` to start the Python runtime:
-    the versions of the bundle and the data export (cache keys) and the entry points to warm up."""
+    the versions of the bundle and the data export (cache keys; a page without ``"data"`` in
+    ``versions`` fetches no data export) and the entry points to warm up."""
     return {
         "bundle": versions.get("bundle", ""),
-        "data": {"atlas-data.json": versions.get("data", "")},
-        "warm": [ENTRY_POINT],
+        "data": {"atlas-data.json": versions["data"]} if "data" in versions else {},
+        "warm": list(warm),
     }
 
 
