@@ -200,7 +200,7 @@ def trace_html(result: dict, lang: str) -> str:
                 last=_whole(frames[-1]["cycle"], lang), load=_whole(size, lang))
     return el("div", _stepper_controls(len(frames), lang) + el("ol", "".join(items), class_="atlas-frames")
               + el("p", text(legend), class_="atlas-kdemo-note"),
-              class_="atlas-stepper", data_stepper=True, data_result="trace.frames", data_value=len(frames))
+              class_="atlas-stepper", data_stepper=True, data_result="trace_frames", data_value=result["trace_frames"])
 
 
 def _sweep_chart(result: dict, lang: str) -> str:
