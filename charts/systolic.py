@@ -88,7 +88,7 @@ def utilisation_svg(series, lang: str, marker=None, title: str | None = None) ->
         x, y = xs(marker["size"]), ys(100 * marker["utilisation"])
         out.append(f'<g class="atlas-marker atlas-reader-point"><circle cx="{svg.n(x)}" cy="{svg.n(y)}" r="7" '
                    f'fill="none" stroke="currentColor" stroke-width="2.5"/><circle cx="{svg.n(x)}" cy="{svg.n(y)}" '
-                   f'r="3" fill="currentColor"/><title>{svg.esc(marker["label"])}</title></g>')
+                   f'r="3" fill="currentColor"/>{svg.line_tag(1, x + 8, y - 9)}<title>{svg.esc(marker["label"])}</title></g>')
     legend, legend_height = svg.legend(items, PLOT_LEFT, PLOT_BOTTOM + 48, PLOT_RIGHT - PLOT_LEFT)
     out.append(legend)
     notes, notes_height = svg.notes([marker["label"]] if marker else [], PLOT_LEFT, PLOT_BOTTOM + 52 + legend_height)

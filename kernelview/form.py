@@ -63,7 +63,7 @@ def form_html(demo: str, values: dict, lang: str, catalog=None) -> str:
     body = el("fieldset", legend + fields, class_="atlas-calc-group")
     if demo in RUN_ON_SUBMIT:
         body += el("p", el("button", text(l10n.t(lang, f"kdemo.run.{demo}")), type="submit",
-                           class_="md-button md-button--primary", data_calc_run=True), class_="atlas-kdemo-run",
+                           class_="atlas-kdemo-button atlas-kdemo-button--primary", data_calc_run=True), class_="atlas-kdemo-run",
                    hidden=True)
     return el("form", body, class_="atlas-calc-form", data_calc_form=demo, method="get", novalidate=True,
               autocomplete="off")

@@ -1,7 +1,7 @@
 """One whole demo as HTML: status line, form, pre-computed result, link.
 
-Only the build calls this (the browser replaces just the result). The markup
-is the calculators' (``calcview.page``), so the one page script
+Only the build calls this (the browser replaces just the result). The frame
+is the calculators' (``calcview.page.widget_html``), so the one page script
 ``calculator.mjs`` runs both on the one runtime: ``config`` tells it which
 entry point to call, when (on every input, or on the Run button) and the
 status texts in the page's language; it is embedded as
@@ -13,8 +13,7 @@ result for the default inputs is already there.
 from __future__ import annotations
 
 import l10n
-from calcview.markup import el, text
-from calcview.page import DefaultsError, config_json
+from calcview.page import DefaultsError, widget_html
 from kernelview import render
 from kernelview.form import RUN_ON_SUBMIT, form_html
 from kernelview.inputs import defaults
@@ -43,15 +42,7 @@ def demo_html(demo: str, lang: str, catalog, script_src: str) -> str:
     if not response["ok"]:
         problems = "; ".join(e["message"] for e in response["errors"])
         raise DefaultsError(f"default inputs of the {demo} demo give no result: {problems}")
-    config = el("script", config_json(page_config(demo, lang)), type="application/json", data_calc_config=True)
-    status = el("p", text(l10n.t(lang, "kdemo.status.static")), class_="atlas-calc-status", role="status",
-                aria_live="polite", data_calc_status="static")
-    errors = el("div", "", class_="atlas-calc-errors", data_calc_errors=True, hidden=True, role="alert")
-    results = el("section", response["html"], class_="atlas-calc-results", data_calc_results=demo,
-                 aria_label=l10n.t(lang, "kdemo.results_label"))
-    share = el("p", el("a", text(l10n.t(lang, "kdemo.share")), href="./", data_calc_share=True),
-               class_="atlas-calc-share")
-    body = config + status + form_html(demo, values, lang, catalog) + errors + results + share
-    section = el("div", body, class_="atlas-calc atlas-kdemo", data_atlas_calculator=demo, data_kernel_demo=demo,
-                 lang=lang)
-    return section + el("script", "", type="module", src=script_src)
+    texts = {key: l10n.t(lang, f"kdemo.{key}") for key in ("results_label", "share")}
+    texts["static"] = l10n.t(lang, "kdemo.status.static")
+    return widget_html(demo, page_config(demo, lang), lang, form_html(demo, values, lang, catalog), response["html"],
+                       script_src, texts, extra_class="atlas-kdemo")

@@ -156,13 +156,13 @@ def _frame_items(frame: dict, k0: int, n0: int, rows_used: int, cols_used: int) 
 
 def _stepper_controls(count: int, lang: str) -> str:
     buttons = [
-        el("button", text(_t(lang, "kdemo.step.first")), type="button", class_="md-button", data_step="first"),
-        el("button", text(_t(lang, "kdemo.step.prev")), type="button", class_="md-button", data_step="prev"),
-        el("button", text(_t(lang, "kdemo.step.play")), type="button", class_="md-button md-button--primary",
+        el("button", text(_t(lang, "kdemo.step.first")), type="button", class_="atlas-kdemo-button", data_step="first"),
+        el("button", text(_t(lang, "kdemo.step.prev")), type="button", class_="atlas-kdemo-button", data_step="prev"),
+        el("button", text(_t(lang, "kdemo.step.play")), type="button", class_="atlas-kdemo-button atlas-kdemo-button--primary",
            data_step="play", aria_pressed="false", data_label_play=_t(lang, "kdemo.step.play"),
            data_label_pause=_t(lang, "kdemo.step.pause")),
-        el("button", text(_t(lang, "kdemo.step.next")), type="button", class_="md-button", data_step="next"),
-        el("button", text(_t(lang, "kdemo.step.last")), type="button", class_="md-button", data_step="last"),
+        el("button", text(_t(lang, "kdemo.step.next")), type="button", class_="atlas-kdemo-button", data_step="next"),
+        el("button", text(_t(lang, "kdemo.step.last")), type="button", class_="atlas-kdemo-button", data_step="last"),
     ]
     slider = el("label", text(_t(lang, "kdemo.step.slider")) + " "
                 + f'<input type="range" min="0" max="{count - 1}" value="0" step="1" data-step="to">',
