@@ -69,3 +69,12 @@ def test_each_area_file_exists_in_both_languages():
         for path in l10n.table_files(lang):
             with open(path, encoding="utf-8") as fh:
                 assert isinstance(json.load(fh), dict), path
+
+
+def test_german_addresses_the_reader_with_du_throughout():
+    """The pages use the du-form; labels and messages must not switch to the formal Sie."""
+    import re
+
+    formal = re.compile(r"\b(Sie|Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b")
+    offenders = {k: v for k, v in l10n.labels("de").items() if formal.search(v)}
+    assert not offenders
