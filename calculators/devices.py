@@ -47,6 +47,11 @@ def bandwidth_bytes_s(device: dict) -> float:
     return device["memory"]["bandwidth_gb_s"] * GB
 
 
+def is_sram_only(device: dict) -> bool:
+    """True when the device computes from on-chip SRAM only (no HBM/DRAM), e.g. Groq, Cerebras."""
+    return device["memory"]["type"].upper().startswith("SRAM")
+
+
 def tdp_w(device: dict) -> float | None:
     power = device.get("power")
     return power["tdp_w"] if power else None

@@ -181,8 +181,11 @@ def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]
     The replica's memory (this configuration with tp = 1, no data
     parallelism) minus the runtime overhead is what splits (tensor/pipeline
     parallel for inference, fully sharded for training); every device keeps
-    its own overhead. Sorted by count, then by capacity; ``count`` is None
-    when more than ``MAX_DEVICES_FOR_FIT`` would be needed.
+    its own overhead — except devices whose memory is on-chip SRAM (Groq,
+    Cerebras): their runtime and program live outside that memory, so the
+    CUDA-style runtime overhead does not apply there. Sorted by count, then
+    by capacity; ``count`` is None when more than ``MAX_DEVICES_FOR_FIT``
+    would be needed.
     """
     single = MemoryOptions(**{**opts.__dict__, "tp": 1, "num_devices": 1, "zero": 0})
     per = _per_device(model, single, [])
@@ -191,16 +194,17 @@ def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]
     out = []
     for device_id, device in device_list.items():
         capacity = dev.capacity_bytes(device)
+        own_fixed = 0.0 if dev.is_sram_only(device) else fixed
         count = None
-        if capacity > fixed:
-            needed = max(1, math.ceil(shardable / (capacity - fixed) - 1e-12))
+        if capacity > own_fixed:
+            needed = max(1, math.ceil(shardable / (capacity - own_fixed) - 1e-12))
             count = needed if needed <= d.MAX_DEVICES_FOR_FIT else None
         entry = {
             "device": device_id,
             "name": dev.name(device),
             "count": count,
             "capacity_gib": capacity / d.GIB,
-            "per_device_gib": ((shardable / count + fixed) / d.GIB) if count else None,
+            "per_device_gib": ((shardable / count + own_fixed) / d.GIB) if count else None,
         }
         out.append(entry)
     out.sort(key=lambda e: (e["count"] is None, e["count"] or 0, e["capacity_gib"], e["device"]))

@@ -14,8 +14,9 @@ localized error messages.
 - ``speedup(device, baseline, **params)`` — e.g. "1.64×".
 - ``chips_for_model(device_id, model, weights)`` — a sentence: the weights alone
   and how many devices their memory needs (for SRAM-only chips).
-- ``calc_link(command, **params)`` — a Markdown link to the calculator, pre-filled
-  (empty until the calculator page exists in ``docs/``).
+- ``calc_link(command, text=None, **params)`` — a Markdown link to the calculator,
+  pre-filled (empty until the calculator page exists in ``docs/``); ``text`` is the
+  link text in the page's language, by default "Open this example in …".
 """
 
 from __future__ import annotations
@@ -115,13 +116,16 @@ def register(env, ctx):
         return chips_sentence(catalog(), ctx.dataset.device(device_id), model, weights, ctx.lang())
 
     @env.macro
-    def calc_link(command, **params):
+    def calc_link(command, text=None, **params):
         """A Markdown link that opens the calculator with ``params`` filled in.
 
-        Empty while the calculator page is not in ``docs/`` yet (strict
-        builds refuse links to missing pages); it appears once the page does.
+        ``text`` is the link text, written in the page's language (no
+        calculator parameter is called ``text``); without it the link reads
+        "Open this example in the … calculator". Empty while the calculator
+        page is not in ``docs/`` yet (strict builds refuse links to missing
+        pages); it appears once the page does.
         """
         if not calculator_page_exists(command, env.conf["docs_dir"]):
             return ""
-        text = l10n.t(ctx.lang(), f"estimate.link.{command}")
-        return f"[{text}]({calculator_href(command, params, env.page.file.src_uri)})"
+        label = text if text is not None else l10n.t(ctx.lang(), f"estimate.link.{command}")
+        return f"[{label}]({calculator_href(command, params, env.page.file.src_uri)})"

@@ -38,3 +38,14 @@ def test_sparse_note_is_localized(lang, text):
     result = ok("speed", lang=lang, model="llama-3.1-8b", weights="bf16", workload="prefill", device="h200-sxm", baseline="h100-sxm")
     note = next(n for n in result["notes"] if n["key"] == "note.sparse_halved")
     assert text in note["message"]
+
+
+def test_sram_only_devices_carry_no_gpu_runtime_overhead():
+    # Groq's 230 MB of SRAM per chip is smaller than the 1 GiB CUDA-style runtime overhead;
+    # charging it per chip made a 70B model "fit on no number of chips".
+    result = ok("vram", model="llama-3.1-70b", weights="int8", context=2048)
+    fits = {f["device"]: f for f in result["fits"]}
+    groq = catalog().devices["groq-lpu"]
+    assert fits["groq-lpu"]["count"] is not None
+    assert fits["groq-lpu"]["per_device_gib"] <= groq["memory"]["capacity_gib"]
+    assert fits["h100-sxm"]["per_device_gib"] > result["breakdown"]["weights_gib"]  # GPUs keep their overhead

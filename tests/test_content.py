@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse, urlsplit
 
 import pytest
 import yaml
+from conftest import REPO_ROOT
+from page_structure import skeleton
 
 import l10n
 from atlas import derived, glossary
+from atlas.export import export_dataset
 from atlas.fields import field_value
-from conftest import REPO_ROOT
-from page_structure import skeleton
+from calculators.api import handle
+from calculators.catalog import Catalog
+from calculators.inputs import BY_NAME
 
 DOCS = REPO_ROOT / "docs"
 
@@ -193,6 +197,31 @@ def test_page_ends_with_wellformed_sources(page, lang):
         assert parsed.scheme == "https" and "." in parsed.netloc and not parsed.username, url
 
 
+# The formal address in mid-sentence ("für Ihre Arbeitslast", "die Sie eingeben"); at the
+# start of a sentence "Sie"/"Ihre" may be the pronoun "she/they", so only mid-sentence counts.
+FORMAL_ADDRESS = re.compile(r"(?<=[a-zäöüß,] )(?:Sie|Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b")
+
+
+def test_formal_address_detector():
+    assert FORMAL_ADDRESS.findall("vergleicht zwei Geräte für Ihre Arbeitslast, die Sie eingeben") == ["Ihre", "Sie"]
+    assert not FORMAL_ADDRESS.findall("Sie liegt bei allen Herstellern. Ihre Netze sind klein; du kannst es")
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES)
+def test_german_pages_address_the_reader_with_du(page):
+    text = JINJA.sub(" ", source_path(page, "de").read_text(encoding="utf-8"))
+    assert not FORMAL_ADDRESS.findall(text), f"{page}: formal 'Sie' on a du-page"
+
+
+@pytest.mark.parametrize(
+    "path", sorted((REPO_ROOT / "docs").rglob("*.de.md")), ids=lambda p: p.relative_to(REPO_ROOT / "docs").as_posix()
+)
+def test_every_german_page_addresses_the_reader_with_du(path):
+    """Calculator, kernel and comparison pages too, not only the content pages."""
+    text = JINJA.sub(" ", path.read_text(encoding="utf-8"))
+    assert not FORMAL_ADDRESS.findall(text), f"{path.name}: formal 'Sie' on a du-site"
+
+
 @pytest.mark.parametrize("page", CONTENT_PAGES)
 def test_both_languages_cite_the_same_sources(page):
     en = source_urls(sources_section(source_path(page, "en").read_text(encoding="utf-8"), "en"))
@@ -343,6 +372,7 @@ def test_german_page_shows_german_tooltips(built_site):
     assert f'<abbr title="{german}">HBM</abbr>' in de
     assert "gestapelte DRAM-Chips" in german and "High Bandwidth" in german
     assert 'title="High Bandwidth Memory: DRAM dies stacked' in en
+    assert f'<abbr title="{english}">HBM</abbr>' in en
     assert "gestapelte" not in en
 
 
@@ -454,3 +484,186 @@ def test_decision_guide_price_table_lists_every_dated_price(built_site, dataset,
     for device_id in priced:
         assert f'>{dataset.device(device_id)["price"]["as_of"]}<' in row(table.group(0), device_id)
 
+
+
+# ---------------------------------------------------------------------------
+# Links to the calculators and the kernel demos
+# ---------------------------------------------------------------------------
+
+# Content pages that must send the reader on to the tools, and which kinds of
+# tool page each must link to ("calculator": a pre-filled calculator link).
+TOOL_LINKS = {
+    "index": {"calculator", "kernel"},
+    "why-accelerators": {"calculator", "kernel"},
+    "hardware/gpus": {"calculator"},
+    "hardware/tpus": {"calculator"},
+    "guide/decide": {"calculator", "kernel"},
+    "guide/use-cases": {"calculator"},
+}
+
+HREF = re.compile(r'<a\b[^>]*\bhref="([^"]+)"')
+
+
+def article(html: str) -> str:
+    return html[html.find("<article"):html.find("</article>")]
+
+
+def page_links(site: Path, page: str, lang: str) -> list[tuple[str, Path]]:
+    """(href, resolved target folder) of every relative link in the page's article."""
+    path = built_path(site, page, lang)
+    links = []
+    for href in HREF.findall(article(path.read_text(encoding="utf-8"))):
+        href = href.replace("&amp;", "&")
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc or not parts.path:
+            continue
+        links.append((href, (path.parent / parts.path).resolve()))
+    return links
+
+
+def tool_kind(site: Path, target: Path, lang: str) -> str | None:
+    """'calculator' or 'kernel' when ``target`` is a built tool page in ``lang``, else None."""
+    root = (site / "de" if lang == "de" else site).resolve()
+    if not (target / "index.html").is_file() or not target.is_relative_to(root):
+        return None
+    parts = target.relative_to(root).parts
+    if parts[:1] == ("calculators",) and len(parts) == 2:
+        return "calculator"
+    if parts[:1] == ("kernels",):
+        return "kernel"
+    return None
+
+
+def prefilled_calculator_links(site: Path, page: str, lang: str) -> list[tuple[str, dict]]:
+    """(command, params) of every calculator link on the page that carries a query."""
+    out = []
+    for href, target in page_links(site, page, lang):
+        query = urlsplit(href).query
+        if query and tool_kind(site, target, lang) == "calculator":
+            params = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
+            out.append((target.name, params))
+    return out
+
+
+@pytest.fixture(scope="module")
+def estimator_catalog(dataset):
+    return Catalog.from_dict(export_dataset(dataset))
+
+
+def test_calc_link_text_is_no_calculator_parameter():
+    # calc_link(command, text=None, **params): "text" must never shadow a parameter.
+    assert "text" not in BY_NAME and "command" not in BY_NAME
+    assert {"model", "weights", "context", "mode", "workload", "device", "baseline"} <= set(BY_NAME)
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize("page", TOOL_LINKS)
+def test_page_links_to_the_tools(built_site, page, lang):
+    kinds = {tool_kind(built_site, target, lang) for _, target in page_links(built_site, page, lang)}
+    prefilled = prefilled_calculator_links(built_site, page, lang)
+    wanted = TOOL_LINKS[page]
+    if "calculator" in wanted:
+        assert prefilled, f"{page} ({lang}) has no pre-filled calculator link"
+    if "kernel" in wanted:
+        assert "kernel" in kinds, f"{page} ({lang}) does not link a kernel demo"
+
+
+def every_built_page(site: Path) -> list[tuple[str, str]]:
+    """(page, lang) of every built page, page as in built_path()."""
+    pages = []
+    for html in sorted(site.rglob("index.html")):
+        rel = html.parent.relative_to(site).parts
+        lang = "de" if rel[:1] == ("de",) else "en"
+        rel = rel[1:] if lang == "de" else rel
+        if rel[:1] in (("assets",), ("search",)):
+            continue
+        pages.append(("/".join(rel) or "index", lang))
+    return pages
+
+
+def test_every_prefilled_calculator_link_is_accepted_by_the_calculators(built_site, estimator_catalog):
+    checked = 0
+    for page, lang in every_built_page(built_site):
+        for command, params in prefilled_calculator_links(built_site, page, lang):
+            assert set(params) <= set(BY_NAME), (page, lang, params)
+            response = handle({"command": command, "params": params, "lang": lang}, estimator_catalog)
+            assert response["ok"], (page, lang, command, params, response.get("errors"))
+            checked += 1
+    # Home (5), why (2), GPUs (2), TPUs (2), decision guide (3), use cases (8), in both languages.
+    assert checked >= 2 * 22
+
+
+def test_link_parser_finds_and_refuses_links(tmp_path):
+    (tmp_path / "calculators" / "vram").mkdir(parents=True)
+    (tmp_path / "calculators" / "vram" / "index.html").write_text("x", encoding="utf-8")
+    (tmp_path / "guide" / "use-cases").mkdir(parents=True)
+    (tmp_path / "guide" / "use-cases" / "index.html").write_text(
+        '<article><a href="../../calculators/vram/?model=llama-3.1-8b&amp;weights=q4_k_m">a</a>'
+        '<a href="../../calculators/vram/">b</a><a href="https://example.org/calculators/vram/?x=1">c</a>'
+        '<a href="../../calculators/gone/?model=x">d</a></article>',
+        encoding="utf-8",
+    )
+    assert prefilled_calculator_links(tmp_path, "guide/use-cases", "en") == [
+        ("vram", {"model": "llama-3.1-8b", "weights": "q4_k_m"})
+    ]
+    # The same page read as German links nowhere in German.
+    assert tool_kind(tmp_path, (tmp_path / "calculators" / "vram").resolve(), "de") is None
+
+
+HOME_ROWS = {
+    # row of the "Do I need a GPU?" table -> what its calculator link must ask
+    2: {"model": "llama-3.2-3b", "weights": "q4_k_m"},
+    3: {"model": "llama-3.1-8b", "weights": "q4_k_m"},
+    4: {"model": "llama-3.1-8b", "mode": "qlora"},
+    5: {"model": "llama-3.1-8b", "mode": "full"},
+}
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_home_table_rows_open_the_calculator_that_answers_them(built_site, estimator_catalog, lang):
+    html = article(built_path(built_site, "index", lang).read_text(encoding="utf-8"))
+    table = section(html, "do-i-need-a-gpu")
+    table = table[table.index("<tbody>"):table.index("</tbody>")]
+    body_rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    assert len(body_rows) == 5
+    assert 'href="guide/use-cases/#cloud"' in body_rows[0]
+    for number, wanted in HOME_ROWS.items():
+        hrefs = re.findall(r'href="calculators/vram/\?([^"]+)"', body_rows[number - 1])
+        assert len(hrefs) == 1, (number, hrefs)
+        params = {k: v[-1] for k, v in parse_qs(hrefs[0].replace("&amp;", "&")).items()}
+        assert wanted.items() <= params.items(), (number, params)
+        # The row states the total the linked calculator shows, in the page's number format.
+        result = handle({"command": "vram", "params": params, "lang": lang}, estimator_catalog)["result"]
+        total = f"{l10n.format_number(result['total_gib'], lang, 1)}\u00a0{l10n.t(lang, 'unit.gib')}"
+        assert total in body_rows[number - 1], (number, total)
+    # Known values: Llama 3.1 8B at Q4_K_M with 8,192 tokens fits an 8 GiB RTX 4060.
+    assert ("6.7\u00a0GiB" if lang == "en" else "6,7\u00a0GiB") in body_rows[2]
+
+
+# ---------------------------------------------------------------------------
+# Glossary links land on the page that explains the term
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_every_glossary_link_lands_on_an_existing_page_and_anchor(built_site, lang):
+    root = built_site / "de" if lang == "de" else built_site
+    for entry in glossary.ENTRIES:
+        page, _, anchor = entry.link.partition("#")
+        target = root.joinpath(*([] if page == "index.md" else page[:-len(".md")].split("/")), "index.html")
+        assert target.is_file(), (entry.slug, target)
+        if anchor:
+            assert f'id="{anchor}"' in target.read_text(encoding="utf-8"), (entry.slug, lang)
+
+
+def test_glossary_points_hardware_terms_to_their_own_pages():
+    links = {e.slug: e.link for e in glossary.ENTRIES}
+    assert links["asic"] == "hardware/asics.md"
+    assert links["fpga"] == "hardware/fpgas.md"
+    assert links["npu"] == "hardware/asics.md#npu"
+    assert links["lpu"] == "hardware/asics.md#groq"
+    assert links["fine-tuning"] == "guide/use-cases.md#training"
+    assert links["roofline"] == "kernels/roofline.md"
+    # Only the CPU, which has no page of its own, is still explained by the overview table.
+    assert [slug for slug, link in links.items() if link == "why-accelerators.md#one-picture"] == ["cpu"]
+    assert set(e.page for e in glossary.ENTRIES) <= set(glossary.PAGES)
