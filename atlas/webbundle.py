@@ -29,14 +29,22 @@ BUNDLED_SUFFIXES = (".py", ".json")
 _FIXED_TIME = (2020, 1, 1, 0, 0, 0)
 
 
-def package_files(package: str, root: Path = REPO_ROOT) -> list[Path]:
+def package_files(package: str, root: Path = REPO_ROOT, only: tuple[str, ...] | None = None) -> list[Path]:
     """The source files of ``package`` that the browser needs, in a stable order.
 
-    Raises ``FileNotFoundError`` if the package folder is missing.
+    ``only`` names the files to take (paths inside the package folder, e.g.
+    ``("__init__.py", "systolic.py")``); None takes every ``.py`` and
+    ``.json`` file. Raises ``FileNotFoundError`` if the package folder or a
+    named file is missing, so a renamed module stops the build.
     """
     folder = root / package
     if not (folder / "__init__.py").is_file():
         raise FileNotFoundError(f"package {package!r} not found at {folder}")
+    if only is not None:
+        missing = [name for name in only if not (folder / name).is_file()]
+        if missing:
+            raise FileNotFoundError(f"package {package!r} has no {', '.join(missing)} (listed in pyweb.PACKAGE_FILES)")
+        return sorted(folder / name for name in only)
     return sorted(
         p
         for p in folder.rglob("*")
@@ -44,12 +52,17 @@ def package_files(package: str, root: Path = REPO_ROOT) -> list[Path]:
     )
 
 
-def bundle_zip(packages: tuple[str, ...] | list[str], root: Path = REPO_ROOT) -> bytes:
-    """A zip of ``packages`` (paths relative to ``root``), byte-for-byte reproducible."""
+def bundle_zip(packages: tuple[str, ...] | list[str], root: Path = REPO_ROOT, only: dict | None = None) -> bytes:
+    """A zip of ``packages`` (paths relative to ``root``), byte-for-byte reproducible.
+
+    ``only`` maps a package to the files it contributes (``pyweb.PACKAGE_FILES``);
+    packages not in it contribute all their files.
+    """
+    only = only or {}
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
         for package in packages:
-            for path in package_files(package, root):
+            for path in package_files(package, root, only.get(package)):
                 info = zipfile.ZipInfo(path.relative_to(root).as_posix(), date_time=_FIXED_TIME)
                 info.compress_type = zipfile.ZIP_DEFLATED
                 info.external_attr = 0o644 << 16
@@ -90,10 +103,10 @@ def pyodide_version(node_modules: Path = REPO_ROOT / "node_modules") -> str:
 
 
 def site_bundle(root: Path = REPO_ROOT) -> tuple[bytes, str]:
-    """The bundle the site ships (the packages in ``pyweb.PACKAGES``) and its version hash."""
+    """The bundle the site ships (``pyweb.PACKAGES``, restricted by ``pyweb.PACKAGE_FILES``) and its version hash."""
     import pyweb
 
-    content = bundle_zip(pyweb.PACKAGES, root)
+    content = bundle_zip(pyweb.PACKAGES, root, pyweb.PACKAGE_FILES)
     return content, version_of(content)
 
 

@@ -144,7 +144,9 @@ def suggestions(value: str, choices) -> list[str]:
     return close or choices[:8]
 
 
-def _number(text: str, integer: bool) -> float:
+def parse_number(text: str, integer: bool) -> float:
+    """A number as a reader types it, in either language: "4096", "2,5" and "2.5",
+    and for whole numbers grouped digits ("1,024", "1.024", "1 024"). ``ValueError`` if it is none."""
     text = text.strip()
     if integer and _GROUPED_INT.match(text):
         text = re.sub(r"[,.\u00a0\u202f' _]", "", text)
@@ -191,7 +193,7 @@ def parse_value(param: Param, raw, catalog: Catalog):
         value = float(raw) if isinstance(raw, float) else raw
     elif isinstance(raw, str):
         try:
-            value = _number(raw, integer)
+            value = parse_number(raw, integer)
         except ValueError:
             return error(name, "error.not_a_number", field=name, value=raw.strip()[:60])
     else:

@@ -33,13 +33,14 @@ def config_json(config: dict) -> str:
     return json.dumps(config, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
 
 
-def runtime_options(versions: dict) -> dict:
+def runtime_options(versions: dict, warm=(ENTRY_POINT,)) -> dict:
     """What the page declares in ``<meta name="atlas-runtime">`` to start the Python runtime:
-    the versions of the bundle and the data export (cache keys) and the entry points to warm up."""
+    the versions of the bundle and the data export (cache keys; a page without ``"data"`` in
+    ``versions`` fetches no data export) and the entry points to warm up."""
     return {
         "bundle": versions.get("bundle", ""),
-        "data": {"atlas-data.json": versions.get("data", "")},
-        "warm": [ENTRY_POINT],
+        "data": {"atlas-data.json": versions["data"]} if "data" in versions else {},
+        "warm": list(warm),
     }
 
 
@@ -54,6 +55,29 @@ def page_config(command: str, lang: str) -> dict:
     }
 
 
+def widget_html(name: str, config: dict, lang: str, form: str, result_html: str, script_src: str, texts: dict,
+                after: str = "", extra_class: str | None = None) -> str:
+    """The frame every in-page computation shares (the calculators, the kernel demos): its config
+    for the page script, the status line, ``form``, the error box, the pre-computed ``result_html``,
+    the link to the result, ``after`` (an explanation) and the module script ``script_src``.
+
+    ``texts`` holds the status line without JavaScript (``static``), the result region's label
+    (``results_label``) and the link's text (``share``), in ``lang``.
+    """
+    config_tag = el("script", config_json(config), type="application/json", data_calc_config=True)
+    status = el("p", text(texts["static"]), class_="atlas-calc-status", role="status", aria_live="polite",
+                data_calc_status="static")
+    errors = el("div", "", class_="atlas-calc-errors", data_calc_errors=True, hidden=True, role="alert")
+    # Only the status line is a live region: announcing the whole result on every keystroke would drown a screen reader.
+    results = el("section", result_html, class_="atlas-calc-results", data_calc_results=name,
+                 aria_label=texts["results_label"])
+    share = el("p", el("a", text(texts["share"]), href="./", data_calc_share=True), class_="atlas-calc-share")
+    body = config_tag + status + form + errors + results + share + after
+    classes = "atlas-calc" + (f" {extra_class}" if extra_class else "")
+    section = el("div", body, class_=classes, data_atlas_calculator=name, lang=lang)
+    return section + el("script", "", type="module", src=script_src)
+
+
 def calculator_html(command: str, page_defaults: dict, lang: str, catalog, script_src: str) -> str:
     """The calculator ``command`` with ``page_defaults`` filled in and its result pre-computed."""
     values = initial_values(command, page_defaults, catalog)
@@ -62,17 +86,7 @@ def calculator_html(command: str, page_defaults: dict, lang: str, catalog, scrip
     if not response["ok"]:
         problems = "; ".join(e["message"] for e in response["errors"])
         raise DefaultsError(f"default inputs of the {command} calculator give no result: {problems}")
-    config = el("script", config_json(page_config(command, lang)), type="application/json",
-                data_calc_config=True)
-    status = el("p", text(l10n.t(lang, "calc.status.static")), class_="atlas-calc-status", role="status",
-                aria_live="polite", data_calc_status="static")
-    errors = el("div", "", class_="atlas-calc-errors", data_calc_errors=True, hidden=True, role="alert")
-    # Only the status line is a live region: announcing the whole result on every keystroke would drown a screen reader.
-    results = el("section", response["html"], class_="atlas-calc-results", data_calc_results=command,
-                 aria_label=l10n.t(lang, "calc.results_label"))
-    share = el("p", el("a", text(l10n.t(lang, "calc.share")), href="./", data_calc_share=True),
-               class_="atlas-calc-share")
-    body = config + status + form_html(command, values, lang, catalog) + errors + results + share
-    body += explain_html(command, lang)
-    section = el("div", body, class_="atlas-calc", data_atlas_calculator=command, lang=lang)
-    return section + el("script", "", type="module", src=script_src)
+    texts = {key: l10n.t(lang, f"calc.{key}") for key in ("results_label", "share")}
+    texts["static"] = l10n.t(lang, "calc.status.static")
+    return widget_html(command, page_config(command, lang), lang, form_html(command, values, lang, catalog),
+                       response["html"], script_src, texts, after=explain_html(command, lang))

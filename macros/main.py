@@ -23,6 +23,7 @@ import content_macros  # noqa: E402
 import download_macros  # noqa: E402
 import estimate_macros  # noqa: E402
 import guide_macros  # noqa: E402
+import kernel_demo_macros  # noqa: E402
 import kernels_macros  # noqa: E402
 import site_macros  # noqa: E402
 from macro_context import Context  # noqa: E402
@@ -30,7 +31,8 @@ from macro_context import Context  # noqa: E402
 from atlas.dataset import load_dataset  # noqa: E402
 
 # Each module here defines register(env, ctx). Add a new area's module to this list.
-AREAS = [site_macros, charts_macros, content_macros, kernels_macros, guide_macros, estimate_macros, calculator_macros, download_macros]
+AREAS = [site_macros, charts_macros, content_macros, kernels_macros, guide_macros, estimate_macros, calculator_macros,
+         kernel_demo_macros, download_macros]
 
 
 def define_env(env):

@@ -14,7 +14,10 @@ To put another pure-Python feature on the same runtime (e.g. a kernel demo):
    (finite numbers only);
 2. add ``"your.name": "yourpackage.module:f"`` to ``ENTRY_POINTS`` and your
    package to ``PACKAGES`` (the build zips exactly those packages from their
-   one source folder); a ``warm()`` function in that module, if present,
+   one source folder); when only some files of a package are standard-library
+   only (``kernels``: the simulator and the roofline model, not the PyTorch,
+   JAX, Triton and CUDA demos), list them in ``PACKAGE_FILES`` and the build
+   ships those files alone; a ``warm()`` function in that module, if present,
    runs while the page still shows "loading" (read data, import heavy code);
 3. in the page, ``import { startRuntime } from ".../pyodide-client.mjs"`` and
    ``await runtime.call("your.name", payload)``.
@@ -32,12 +35,23 @@ import math
 import traceback
 
 # Packages zipped into the browser bundle, each from its one source folder.
-PACKAGES = ("pyweb", "l10n", "calculators", "charts", "calcview")
+PACKAGES = ("pyweb", "l10n", "calculators", "charts", "calcview", "kernels", "kernelview")
+
+# Packages of which the bundle holds only the files named here (paths inside
+# the package folder); every other package in PACKAGES ships whole (its .py
+# and .json files). ``kernels`` also holds the PyTorch, JAX, Triton and CUDA
+# demos, which the browser can neither import nor needs: the page runs the
+# simulator and the roofline model, the very files the kernel pages display.
+PACKAGE_FILES: dict[str, tuple[str, ...]] = {
+    "kernels": ("__init__.py", "roofline.py", "systolic.py"),
+}
 
 # Entry points the page may call: public name -> "module:function".
 ENTRY_POINTS: dict[str, str] = {
     "pyweb.ping": "pyweb:ping",
     "calculators.render": "calcview.browser:render_entry",
+    "kernels.systolic": "kernelview.browser:systolic_entry",
+    "kernels.roofline": "kernelview.browser:roofline_entry",
 }
 
 # Where the worker writes the data files it fetched (Emscripten file system).

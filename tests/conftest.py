@@ -137,7 +137,7 @@ def copy_repo_for_build(dest: Path) -> Path:
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(src, dest / name)
-    for name in ("calculators", "charts", "kernels", "calcview", "pyweb"):
+    for name in ("calculators", "charts", "kernels", "calcview", "pyweb", "kernelview"):
         if (REPO_ROOT / name).is_dir():
             shutil.copytree(REPO_ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
     (dest / "node_modules").symlink_to(REPO_ROOT / "node_modules")

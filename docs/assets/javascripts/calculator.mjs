@@ -1,4 +1,5 @@
-// The in-page calculators (memory and speed): form <-> URL <-> Python.
+// The in-page calculators (memory and speed) and kernel demos (systolic array,
+// roofline explorer): form <-> URL <-> Python.
 //
 // The page arrives with the form, the result for its default inputs
 // (pre-computed at build time by the same Python code) and a JSON config
@@ -6,11 +7,16 @@
 //   - fills the form from the URL query (?model=llama-3.1-70b&weights=q4_k_m),
 //   - starts the shared Python runtime (pyodide-client.mjs) and shows its
 //     status in the page's language (texts come from the config),
-//   - sends every change to the entry point `calculators.render` in the worker,
-//     which returns the localized result HTML or per-field error messages,
-//   - keeps the URL in step with the form, so each result has a shareable link.
+//   - sends the inputs to the config's entry point in the worker
+//     (`calculators.render`, `kernels.systolic`, `kernels.roofline`), which
+//     returns the localized result HTML or per-field error messages: on every
+//     change, or, with config.trigger "submit", when the reader presses the
+//     form's Run button ([data-calc-run], shown once the runtime is ready),
+//   - keeps the URL in step with the form, so each result has a shareable link,
+//   - brings step-through views in a result to life (stepper.mjs).
 // No number is computed or formatted here; Python does both.
 import { pageRuntime } from "./pyodide-client.mjs";
+import { activateSteppers } from "./stepper.mjs";
 
 const TRUE_WORDS = ["true", "1", "yes", "on", "ja", "wahr"];
 const LINK_DELAY_MS = 300;
@@ -67,17 +73,23 @@ class Calculator {
     this.results = root.querySelector("[data-calc-results]");
     this.errors = root.querySelector("[data-calc-errors]");
     this.share = root.querySelector("[data-calc-share]");
+    this.runButton = root.querySelector("[data-calc-run]");
+    this.live = this.config.trigger !== "submit"; // else only the Run button computes
     this.inflight = false;
     this.queued = false;
     this.renders = 0;
     this.linkExtras = {};
     this.fromLink = this.readLink();
     applyConditions(this.form);
-    this.form.addEventListener("submit", (event) => event.preventDefault());
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      if (!this.live) this.run();
+    });
     this.form.addEventListener("input", (event) => this.changed(event));
     this.form.addEventListener("change", (event) => this.changed(event));
     this.updateLink();
     this.setStatus("loading", this.config.status[this.fromLink ? "loading_link" : "loading"]);
+    activateSteppers(this.results);
   }
 
   // Fields named in the query string take its values; other names are passed on once, so
@@ -105,8 +117,10 @@ class Calculator {
   start(runtime) {
     this.runtime = runtime;
     runtime.onStatus((status, info) => {
-      if (status === "ready") this.compute();
-      else if (status === "failed") {
+      if (status === "ready") {
+        if (this.runButton) this.runButton.closest("[hidden]")?.removeAttribute("hidden");
+        this.compute();
+      } else if (status === "failed") {
         this.setStatus("failed", this.config.status[`failed.${info.reason}`] || this.config.status["failed.load"]);
       }
     });
@@ -127,6 +141,17 @@ class Calculator {
       }
     }
     applyConditions(this.form);
+    if (this.live) {
+      this.updateLink();
+      this.compute();
+    } else if (this.runtime && this.runtime.status === "ready") {
+      this.results.classList.add("atlas-calc-stale");
+      this.setStatus("changed", this.config.status.changed);
+    }
+  }
+
+  // The Run button (or Enter in a field) of a demo that computes on request.
+  run() {
     this.updateLink();
     this.compute();
   }
@@ -180,8 +205,9 @@ class Calculator {
     this.show(response);
   }
 
+  // The page's own text for a key it knows (the runtime's generic errors), else Python's message.
   message(problem) {
-    return problem.message || this.config.messages[problem.key] || problem.key;
+    return this.config.messages[problem.key] || problem.message || problem.key;
   }
 
   show(response) {
@@ -211,6 +237,7 @@ class Calculator {
     if (response.ok) {
       this.results.innerHTML = response.html;
       this.results.classList.remove("atlas-calc-stale");
+      activateSteppers(this.results);
       this.setStatus("ready", this.config.status.ready);
     } else {
       this.results.classList.add("atlas-calc-stale");
