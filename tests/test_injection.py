@@ -92,6 +92,8 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
         "energy_cost_per_year": [(("h100-sxm", ELECTRICITY), {})],
         "hours_per_year": [((), {})],
         "price_table": [((), {})],
+        "roofline_demo": [((), {})],
+        "systolic_demo": [((), {})],
     }
 
 
@@ -153,6 +155,8 @@ def test_every_macro_has_a_hostile_call(dataset):
 # Macros whose output stands on its own lines in a page (tables, charts, lists); the others sit in a sentence.
 BLOCK_MACROS = {
     "calculator",
+    "roofline_demo",
+    "systolic_demo",
     "price_table",
     "device_table",
     "glossary_list",
