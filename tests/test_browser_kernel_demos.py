@@ -82,7 +82,7 @@ def test_systolic_demo_runs_the_simulator_in_the_page(page, site_server, lang):
     settle(page, before)
     assert wait_status(page, "ready") == "ready"
     expected = assert_systolic_shows(page, lang, 4, 6, 8, 8)
-    page.wait_for_function("location.search.includes('m=6')")
+    page.wait_for_function("() => location.search.includes('m=6')")
     assert dict(parse_qsl(urlsplit(page.url).query)) == {"size": "4", "m": "6"}
     assert page.get_attribute("[data-calc-share]", "href").endswith("/kernels/systolic/?size=4&m=6")
     # step through the cycles: one grid at a time, its caption from the simulator's frame
@@ -107,7 +107,7 @@ def test_systolic_demo_runs_the_simulator_in_the_page(page, site_server, lang):
 
 def test_systolic_link_runs_at_once(page, site_server):
     page.goto(demo_url(site_server, "de", "systolic", "?size=4&m=6&k=6&n=4"))
-    page.wait_for_function("document.querySelector('[data-calc-results] [data-result=\"summary.cycles\"]')"
+    page.wait_for_function("() => document.querySelector('[data-calc-results] [data-result=\"summary.cycles\"]')"
                            ".dataset.value === '32'", timeout=180_000)
     assert wait_status(page, "ready") == "ready"
     assert page.input_value("#kdemo-systolic-k") == "6"
@@ -167,7 +167,7 @@ def test_roofline_explorer_follows_the_inputs(page, site_server, dataset, lang, 
     page.select_option("#kdemo-roofline-precision", "fp16")
     page.fill("#kdemo-roofline-intensity", typed)
     settle(page, before)
-    page.wait_for_function("location.search.includes('intensity=')")
+    page.wait_for_function("() => location.search.includes('intensity=')")
     assert dict(parse_qsl(urlsplit(page.url).query)) == {"device": "a100-sxm-80gb", "precision": "fp16",
                                                          "intensity": typed}
     expected = expected_roofline(dataset, "a100-sxm-80gb", "fp16", 2.5)

@@ -122,3 +122,15 @@ def test_injected_markup_cannot_run_script_or_reach_another_origin(page, site_se
     assert sorted(set(page.evaluate("() => window.__v"))) == ["img-src", "script-src-attr", "script-src-elem"]
     # Chromium announces the image request, then refuses to send it.
     assert [u for u in page.requests_seen if "tracker.invalid" in u] == page.failed_requests
+
+
+def test_browser_tests_wait_with_functions_not_expressions():
+    """The test server sends the site's CSP, which refuses eval: Playwright's wait_for_function evaluates a bare
+    expression string with eval inside the page, so browser tests pass a function ("() => ...") instead."""
+    pattern = re.compile(r"""wait_for_function\(\s*(?:f?["'])(?!\s*(?:\(|async\b|[A-Za-z_$][\w$]*\s*=>))""")
+    offenders = []
+    for path in sorted((REPO_ROOT / "tests").glob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if pattern.search(line):
+                offenders.append(f"{path.name}:{number}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)
