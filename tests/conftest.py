@@ -90,7 +90,8 @@ def _site_headers(directory: str, url_path: str):
 
 @pytest.fixture(scope="session")
 def site_server(built_site):
-    """Serve the built site on 127.0.0.1 at a free port; yields the base URL."""
+    """Serve the built site on 127.0.0.1 at a free port, with the headers of its _headers file (the
+    Content-Security-Policy: in-page eval is refused, so wait_for_function takes "() => ..."); yields the base URL."""
     handler = functools.partial(_QuietHandler, directory=str(built_site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
