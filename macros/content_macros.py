@@ -8,7 +8,6 @@ formats results for the page's language.
 
 from __future__ import annotations
 
-import math
 from html import escape
 
 import l10n
@@ -16,13 +15,6 @@ from atlas import chart_estimates, glossary
 from atlas.fields import field_number as figure
 from atlas.fields import field_value
 from calculators import roofline
-
-
-def significant(value: float, lang: str, digits: int) -> str:
-    """``value`` rounded to ``digits`` significant digits (58,958 -> 59,000 for 2) and formatted for ``lang``."""
-    if value and math.isfinite(value):
-        value = round(value, digits - 1 - math.floor(math.log10(abs(value))))
-    return l10n.format_significant(value, lang, digits)
 
 
 def derived_span(text: str, title: str, kind: str) -> str:
@@ -42,7 +34,7 @@ def register(env, ctx):
         """A number of worked arithmetic in the page's format: ``decimals``
         fraction digits, or three significant digits when None."""
         if decimals is None:
-            return significant(value, lang(), 3)
+            return l10n.format_rounded(value, lang(), 3)
         return l10n.format_number(value, lang(), decimals)
 
     @env.macro
@@ -51,7 +43,7 @@ def register(env, ctx):
         dev = device(device_id)
         value = roofline.critical_intensity(figure(dev, field), figure(dev, "bandwidth"))
         title = l10n.t(lang(), "derived.intensity_title", device=dev["name"], field=field)
-        return derived_span(significant(value, lang(), 3), title, "intensity")
+        return derived_span(l10n.format_rounded(value, lang(), 3), title, "intensity")
 
     @env.macro
     def ratio(device_a, field_a, device_b, field_b, digits=2):
@@ -59,7 +51,7 @@ def register(env, ctx):
         a, b = device(device_a), device(device_b)
         value = figure(a, field_a) / figure(b, field_b)
         title = l10n.t(lang(), "derived.ratio_title", a=f"{a['name']} {field_a}", b=f"{b['name']} {field_b}")
-        return derived_span(significant(value, lang(), digits), title, "ratio")
+        return derived_span(l10n.format_rounded(value, lang(), digits), title, "ratio")
 
     @env.macro
     def read_time_ms(device_id, gigabytes):
@@ -67,7 +59,7 @@ def register(env, ctx):
         dev = device(device_id)
         value = roofline.transfer_time_s(gigabytes * roofline.GIGA, figure(dev, "bandwidth")) * 1000
         title = l10n.t(lang(), "derived.read_time_title", device=dev["name"])
-        return derived_span(significant(value, lang(), 2), title, "read-time")
+        return derived_span(l10n.format_rounded(value, lang(), 2), title, "read-time")
 
     @env.macro
     def tokens_per_s_bound(device_id, gigabytes):
@@ -75,7 +67,7 @@ def register(env, ctx):
         dev = device(device_id)
         value = 1 / roofline.transfer_time_s(gigabytes * roofline.GIGA, figure(dev, "bandwidth"))
         title = l10n.t(lang(), "derived.tokens_title", device=dev["name"])
-        return derived_span(significant(value, lang(), 2), title, "tokens-per-s")
+        return derived_span(l10n.format_rounded(value, lang(), 2), title, "tokens-per-s")
 
     @env.macro
     def compute_time_ms(device_id, field, flops):
@@ -83,7 +75,7 @@ def register(env, ctx):
         dev = device(device_id)
         value = roofline.compute_time_s(flops, figure(dev, field)) * 1000
         title = l10n.t(lang(), "derived.compute_time_title", device=dev["name"], field=field)
-        return derived_span(significant(value, lang(), 2), title, "compute-time")
+        return derived_span(l10n.format_rounded(value, lang(), 2), title, "compute-time")
 
     @env.macro
     def device_hours(device_id, field, flops, utilisation):
@@ -93,7 +85,7 @@ def register(env, ctx):
             raise ValueError(f"utilisation must be in (0, 1]; got {utilisation!r}")
         value = roofline.compute_time_s(flops, figure(dev, field), utilisation) / 3600
         title = l10n.t(lang(), "derived.device_hours_title", device=dev["name"], field=field)
-        return derived_span(significant(value, lang(), 2), title, "device-hours")
+        return derived_span(l10n.format_rounded(value, lang(), 2), title, "device-hours")
 
     @env.macro
     def wall_days(device_id, field, flops, utilisation, devices):
@@ -103,7 +95,7 @@ def register(env, ctx):
             raise ValueError(f"need 0 < utilisation <= 1 and devices >= 1; got {utilisation!r}, {devices!r}")
         value = roofline.compute_time_s(flops, figure(dev, field) * devices, utilisation) / 86400
         title = l10n.t(lang(), "derived.wall_days_title", device=dev["name"], field=field, devices=devices)
-        return derived_span(significant(value, lang(), 2), title, "wall-days")
+        return derived_span(l10n.format_rounded(value, lang(), 2), title, "wall-days")
 
     def work_intensity(work, device_id) -> float:
         """Operations per byte of ``work``: a number, speed-calculator parameters (``{"workload": ...}``,
@@ -128,7 +120,7 @@ def register(env, ctx):
         value = roofline.attainable_tflops(figure(dev, field), figure(dev, "bandwidth"), intensity)
         unit = l10n.t(lang(), field_value(dev, field).unit)
         title = l10n.t(lang(), "derived.attainable_title", device=dev["name"], field=field)
-        return derived_span(f"{significant(value, lang(), 3)}\u00a0{unit}", title, "attainable")
+        return derived_span(f"{l10n.format_rounded(value, lang(), 3)}\u00a0{unit}", title, "attainable")
 
     @env.macro
     def workload_intensity(**params):
@@ -139,7 +131,7 @@ def register(env, ctx):
             raise ValueError(f"workload_intensity needs device= and workload=; got {sorted(params)}")
         value = work_intensity(params, params["device"])
         title = l10n.t(lang(), "derived.workload_intensity_title")
-        return derived_span(significant(value, lang(), 3), title, "workload-intensity")
+        return derived_span(l10n.format_rounded(value, lang(), 3), title, "workload-intensity")
 
     @env.macro
     def matmul_intensity(m, n, k, bytes_per_value):

@@ -350,7 +350,7 @@ def test_roofline_workloads_come_from_the_estimators_and_the_kernel_model(built_
             device = dataset.device(device_id)
             peak = field_value(device, "bf16.matrix.dense").value
             value = roofline.attainable_tflops(peak, device["memory"]["bandwidth_gb_s"], intensity)
-            expected.append(f"{l10n.format_significant(float(f'{value:.3g}'), lang, 3)}\u00a0TFLOP/s")
+            expected.append(f"{l10n.format_rounded(value, lang, 3)}\u00a0TFLOP/s")
     assert re.findall(r'data-derived="attainable"[^>]*>([^<]+)<', part) == expected
     # no intensity typed into the page: the markers are workloads and kernel examples
     source = source_path("why-accelerators", lang).read_text(encoding="utf-8")
