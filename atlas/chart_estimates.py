@@ -65,3 +65,12 @@ def workload_marker(case: dict, device_id: str, lang: str, cat: Catalog) -> dict
     """
     result = estimate("speed", {"device": device_id, **_estimate_params(case)}, lang, cat)
     return estimates.speed_marker(result, lang, case.get("label"))
+
+
+def workload_intensity(case: dict, device_id: str, lang: str, cat: Catalog) -> float:
+    """The arithmetic intensity (FLOP/byte) the ``speed`` estimator computes for a workload, as
+    ``workload_marker`` draws it; ``EstimateError`` when the workload moves no modelled bytes (training)."""
+    result = estimate("speed", {"device": device_id, **_estimate_params(case)}, lang, cat)
+    if not result["arithmetic_intensity"]:
+        raise EstimateError(f"speed {case}: the estimators model no bytes for this workload, so it has no intensity")
+    return result["arithmetic_intensity"]

@@ -127,3 +127,12 @@ def field_value(device: dict, name: str) -> Value | None:
         return Value(device["sources"])
     value = device.get(field)
     return None if value is None else Value(value)
+
+
+def field_number(device: dict, name: str) -> float:
+    """The single number field ``name`` states for ``device`` (in the unit its ``Value`` names);
+    ``ValueError`` if the device does not state it or states no single number (a range, a text)."""
+    value = field_value(device, name)
+    if value is None or isinstance(value.value, bool) or not isinstance(value.value, (int, float)):
+        raise ValueError(f"device {device['id']!r} states no single number for {name!r}")
+    return float(value.value)

@@ -16,6 +16,7 @@ from html import escape
 import l10n
 from atlas.fields import parse_field
 from atlas.tables import format_figure
+from calculators.roofline import attainable_tflops, critical_intensity, matmul_intensity
 from kernels import devices, roofline, systolic
 from kernels.intensity_common import intensity as fma_intensity
 
@@ -142,7 +143,7 @@ def _figure(value: float, lang: str) -> str:
 def ridge_text(devices_by_id: dict, lang: str, device_id: str, precision: str = "bf16") -> str:
     """A device's ridge point (FLOP/byte) for running text, three significant digits."""
     _, peak, bandwidth = device_roof(devices_by_id, device_id, precision)
-    ridge = roofline.ridge_point(peak["value"], bandwidth)
+    ridge = critical_intensity(peak["value"], bandwidth)
     return f'<span class="atlas-spec" data-device="{escape(device_id)}" data-result="ridge_flop_per_byte">{_figure(ridge, lang)}</span>'
 
 
@@ -165,10 +166,10 @@ def roofline_table(devices_by_id: dict, lang: str, ids, precision: str = "bf16",
         cells = [f'<th scope="row">{escape(device["name"])}</th>']
         cells.append(f'<td data-sort="{peak!r}" title="{escape(peak_label(figure, lang))}">{format_figure(peak, lang)}</td>')
         cells.append(f'<td data-sort="{bandwidth!r}">{format_figure(bandwidth, lang)}</td>')
-        ridge = roofline.ridge_point(peak, bandwidth)
+        ridge = critical_intensity(peak, bandwidth)
         cells.append(f'<td data-sort="{ridge!r}" data-result="ridge_flop_per_byte">{_figure(ridge, lang)}</td>')
         for intensity in intensities:
-            value = roofline.attainable_tflops(peak, bandwidth, intensity)
+            value = attainable_tflops(peak, bandwidth, intensity)
             cells.append(f'<td data-sort="{value!r}" data-result="attainable_tflops">{_figure(value, lang)}</td>')
         body.append(f'<tr data-device="{escape(device_id)}">{"".join(cells)}</tr>')
     header = "".join(f'<th scope="col">{escape(h)}</th>' for h in head)
@@ -180,13 +181,14 @@ def roofline_table(devices_by_id: dict, lang: str, ids, precision: str = "bf16",
 
 
 def workloads(precision: str = "bf16") -> list[tuple[str, dict, float]]:
-    """(label key, label params, intensity) of the example workloads, derived by ``kernels.roofline``."""
+    """(label key, label params, intensity) of the example workloads: triad and decoding from
+    ``kernels.roofline``, the FMA chain from its demo, the matrix product from ``calculators.roofline``."""
     return [
         ("kernels.roofline.workload.triad", {}, roofline.triad_intensity(4)),
         ("kernels.roofline.workload.decode", {"batch": 1}, roofline.decode_intensity(2, 1)),
         ("kernels.roofline.workload.decode", {"batch": 64}, roofline.decode_intensity(2, 64)),
         ("kernels.roofline.workload.fma", {"fmas": 256}, fma_intensity(256)),
-        ("kernels.roofline.workload.matmul", {"n": 4096}, roofline.matmul_intensity(4096, 2)),
+        ("kernels.roofline.workload.matmul", {"n": 4096}, matmul_intensity(4096, 4096, 4096, 2)),
     ]
 
 
@@ -215,7 +217,7 @@ def roofline_workloads(devices_by_id: dict, lang: str, device_id: str, precision
         figure=peak_label(figure, lang),
         peak=format_figure(peak, lang),
         bandwidth=format_figure(bandwidth, lang),
-        ridge=_figure(roofline.ridge_point(peak, bandwidth), lang),
+        ridge=_figure(critical_intensity(peak, bandwidth), lang),
     )
     return (
         f'<table data-atlas-table="roofline-workloads" data-device-id="{escape(device_id)}">'

@@ -7,7 +7,11 @@ the browser on Pyodide. Every front end calls ``calculators.api.handle``.
 Units: memory in bytes internally and GiB (2^30 bytes) in results, the unit
 device capacities are stored in (``capacity_gib``); bandwidth in GB/s (10^9
 bytes per second); compute in TFLOP/s (10^12 operations per second); time in
-seconds. Every assumption lives with its source in ``calculators.defaults``.
+seconds. Every assumption lives with its source in ``calculators.defaults``;
+every roofline formula (critical intensity, attainable throughput, roofline
+time, matrix-product FLOPs and bytes) in ``calculators.roofline``, energy and
+its cost in ``calculators.energy`` — the build, the charts, the kernel demos
+and the pages call these, never a copy.
 """
 
-__all__ = ["api", "catalog", "defaults", "devices", "inputs", "memory", "models", "speed"]
+__all__ = ["api", "catalog", "checks", "defaults", "devices", "energy", "inputs", "memory", "models", "roofline", "speed"]

@@ -1,9 +1,10 @@
 """Speed estimates: how long a workload takes on a device, and how much faster B is than A.
 
-Roofline: time = max(FLOPs / (peak x compute efficiency), bytes / (bandwidth x
-memory efficiency)); the larger term names the bound. Arithmetic intensity
-(FLOP/byte) of the workload is compared with the device's critical intensity
-(peak / bandwidth). Units: FLOPs and bytes are plain counts, peaks TFLOP/s,
+Roofline (``calculators.roofline``): time = max(FLOPs / (peak x compute
+efficiency), bytes / (bandwidth x memory efficiency)); the larger term names
+the bound. Arithmetic intensity (FLOP/byte) of the workload is compared with
+the device's critical intensity (peak / bandwidth). Energy: device-hours at
+TDP (``calculators.energy``). Units: FLOPs and bytes are plain counts, peaks TFLOP/s,
 bandwidth GB/s in results, time in seconds, energy in kWh, cost in US$.
 
 Workloads (per unit of work):
@@ -22,6 +23,8 @@ from dataclasses import dataclass
 
 from calculators import defaults as d
 from calculators import devices as dev
+from calculators import roofline
+from calculators.energy import energy_kwh
 from calculators.memory import kv_cache_bytes, weight_bytes
 from calculators.messages import Message, ValidationError, error
 from calculators.models import ModelSpec
@@ -88,19 +91,6 @@ def workload(model: ModelSpec | None, opts: SpeedOptions) -> Work:
     return Work(per_token.value * model.active * opts.tokens, None, opts.tokens)
 
 
-def roofline(flops: float, bytes_: float | None, peak_flops: float, bandwidth: float, eff_c: float, eff_m: float) -> dict:
-    """Roofline time of ``flops`` FLOPs and ``bytes_`` bytes at ``peak_flops`` FLOP/s and ``bandwidth`` bytes/s."""
-    compute_time = flops / (peak_flops * eff_c)
-    memory_time = (bytes_ / (bandwidth * eff_m)) if bytes_ else 0.0
-    time = max(compute_time, memory_time)
-    return {
-        "time_s": time,
-        "compute_time_s": compute_time,
-        "memory_time_s": memory_time,
-        "bound": "compute" if compute_time >= memory_time else "memory",
-    }
-
-
 def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, field: str, notes: list) -> dict:
     """The roofline result of ``work`` on ``opts.num_devices`` of ``device``."""
     precision = opts.compute_precision if opts.workload != "kernel" or opts.precision else "bf16"
@@ -119,10 +109,9 @@ def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, 
             )
         )
     n = opts.num_devices
-    bandwidth = dev.bandwidth_bytes_s(device)
-    peak_flops = peak.tflops * 1e12
-    eff_c, eff_m = opts.efficiency("compute"), opts.efficiency("memory")
-    line = roofline(work.flops, work.bytes, peak_flops * n, bandwidth * n, eff_c, eff_m)
+    bandwidth_gb_s = dev.bandwidth_bytes_s(device) / d.GB
+    line = roofline.roofline_time(work.flops, work.bytes, peak.tflops * n, bandwidth_gb_s * n,
+                                  opts.efficiency("compute"), opts.efficiency("memory"))
     time = line["time_s"]
     out = {
         "id": device_id,
@@ -130,8 +119,8 @@ def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, 
         "precision": peak.precision,
         "unit": peak.unit,
         "peak_tflops": peak.tflops,
-        "bandwidth_gb_s": bandwidth / d.GB,
-        "critical_intensity": peak_flops / bandwidth,
+        "bandwidth_gb_s": bandwidth_gb_s,
+        "critical_intensity": roofline.critical_intensity(peak.tflops, bandwidth_gb_s),
         **line,
         "tokens_per_s": (work.tokens / time) if work.tokens else None,
         "attainable_tflops": work.flops / time / 1e12 / n,
@@ -140,7 +129,7 @@ def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, 
         hours = time * n / 3600
         tdp = dev.tdp_w(device)
         out["device_hours"] = hours
-        out["energy_kwh"] = hours * tdp / 1000 if tdp else None
+        out["energy_kwh"] = energy_kwh(tdp, hours) if tdp else None
         out["cost_usd"] = hours * opts.price_per_hour if opts.price_per_hour is not None else None
     return out
 

@@ -18,6 +18,7 @@ import l10n
 from calculators.defaults import MAX_DEVICES_FOR_FIT
 from calcview import numbers
 from calcview.markup import el, text
+from charts import estimates
 
 BREAKDOWN = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
 FITS_SHOWN = 12  # devices listed before the rest fold away
@@ -58,11 +59,12 @@ def _chart(draw, lang: str) -> str:
 # --- memory -------------------------------------------------------------------
 
 
-def _capacities(fits: list[dict]) -> list[dict]:
-    """Capacity lines for the chart: the smallest single devices that hold the whole model (at most three)."""
-    single = sorted((f for f in fits if f["count"] == 1), key=lambda f: (f["capacity_gib"], f["name"]))
+def _capacities(fits: list[dict], need_gib: float) -> list[dict]:
+    """Capacity lines for the chart: the smallest devices (at most three) with at least ``need_gib``,
+    what the bar shows (the whole model, or one device's share of a sharded one)."""
+    holding = sorted((f for f in fits if f["capacity_gib"] >= need_gib), key=lambda f: (f["capacity_gib"], f["name"]))
     seen, out = set(), []
-    for f in single:
+    for f in holding:
         if f["capacity_gib"] not in seen:
             seen.add(f["capacity_gib"])
             out.append({"label": f["name"], "capacity_gib": f["capacity_gib"]})
@@ -97,9 +99,10 @@ def memory_html(result: dict, lang: str) -> str:
                 params=numbers.significant(result["params_b"], lang))),
         class_="atlas-calc-summary",
     )
-    label = f"{result['model_name']}, {_t(lang, 'format.' + result['weights'])}"
-    chart = _chart(lambda: charts.memory_breakdown_svg(
-        [{"label": label, "parts": result["breakdown"]}], lang, capacities=_capacities(result["fits"]) or None), lang)
+    bar = estimates.vram_bar(result, lang)  # one device's share when sharded
+    need = result["per_device_gib"] if n > 1 else result["total_gib"]
+    chart = _chart(lambda: charts.memory_breakdown_svg([bar], lang, capacities=_capacities(result["fits"], need) or None),
+                   lang)
     head = [_t(lang, "calc.col.part"), _t(lang, "calc.col.gib_total" if n > 1 else "calc.col.gib")]
     if n > 1:
         head.append(_t(lang, "calc.col.gib_per_device"))
@@ -225,13 +228,5 @@ def speed_html(result: dict, lang: str) -> str:
 
 
 def _roofline(result: dict, lang: str) -> str:
-    device = result["device"]
-    entries = [device] + ([result["baseline"]] if result["baseline"] else [])
-    devices = [{"id": e["id"], "label": e["name"], "peak_tflops": e["peak_tflops"],
-                "bandwidth_gb_s": e["bandwidth_gb_s"]} for e in entries]
-    markers = []
-    if result["arithmetic_intensity"] is not None:
-        markers.append({"label": _t(lang, f"workload.{result['workload']}"),
-                        "intensity": result["arithmetic_intensity"]})
-    return charts.roofline_svg(devices, lang, precision=device["precision"], unit=device["unit"], sparsity="dense",
-                               markers=markers or None)
+    """The roofline of the result's device and baseline with the workload marked (``charts.estimates``)."""
+    return charts.roofline_svg(lang=lang, **estimates.speed_roofline(result, lang))

@@ -29,7 +29,9 @@ Roofline (``charts.roofline``)::
 
   ``peak_tflops`` is 10^12 operations/s of ``precision`` (fp64 … int4) on
   ``unit`` (matrix|vector) with ``sparsity`` (dense|sparse); ``bandwidth_gb_s``
-  is 10^9 bytes/s. Ridge point = 1000 × peak ÷ bandwidth operations per byte.
+  is 10^9 bytes/s. Ridge point (critical intensity) = peak ÷ bandwidth operations
+  per byte; every roofline formula is ``calculators.roofline``'s, which this
+  package only draws.
 
 Memory breakdown (``charts.breakdown``)::
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 
 import l10n
+from calculators.roofline import critical_intensity
 from charts import svg
-from charts.roofline import ridge_intensity
 
 PLOT_LEFT = 86.0
 PLOT_RIGHT = svg.WIDTH - 20.0
@@ -150,7 +150,7 @@ def generations_tables(devices, lang: str, precision: str = "bf16") -> list[str]
                t("charts.col.ridge", unit=t("charts.unit.flop_per_byte"))]
     rows = [(d["id"], [d["label"], d["vendor"], str(d["launch_year"]), t(f"precision.{d['precision']}"),
                        svg.exact(d["peak_tflops"], lang), svg.exact(d["bandwidth_gb_s"], lang),
-                       svg.fmt(ridge_intensity(d["peak_tflops"], d["bandwidth_gb_s"]), lang)]) for d in devices]
+                       svg.fmt(critical_intensity(d["peak_tflops"], d["bandwidth_gb_s"]), lang)]) for d in devices]
     return [svg.table(headers, rows)]
 
 

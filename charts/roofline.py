@@ -1,31 +1,23 @@
 """Roofline chart: attainable throughput against arithmetic intensity, log–log.
 
 A device with peak ``P`` (TFLOP/s, 10^12 operations per second) and memory
-bandwidth ``B`` (GB/s, 10^9 bytes per second) attains
-``min(P, B × I / 1000)`` TFLOP/s on work with arithmetic intensity ``I``
-(operations per byte moved). The roof bends at the ridge point
-``I* = 1000 × P / B``: below it the work is limited by memory bandwidth, above
-it by compute. For the H100 SXM at BF16: 1000 × 989.4 / 3350 ≈ 295 FLOP/byte.
+bandwidth ``B`` (GB/s, 10^9 bytes per second) attains ``min(P, I × B)`` on
+work with arithmetic intensity ``I`` (operations per byte moved). The roof
+bends at the ridge point (critical intensity) ``P ÷ B``: below it the work is
+limited by memory bandwidth, above it by compute. For the H100 SXM at BF16:
+989.4 × 10^12 ÷ 3,350 × 10^9 ≈ 295 FLOP/byte. The formulas are the
+estimators' (``calculators.roofline``); this module only draws them.
 """
 
 from __future__ import annotations
 
 import l10n
+from calculators.roofline import attainable_tflops, bound, critical_intensity
 from charts import svg
 
 PLOT_LEFT, PLOT_TOP = 74.0, 16.0
 PLOT_RIGHT = svg.WIDTH - 20.0
 PLOT_BOTTOM = 336.0
-
-
-def ridge_intensity(peak_tflops: float, bandwidth_gb_s: float) -> float:
-    """Ridge point in operations per byte: 1000 × peak (TFLOP/s) ÷ bandwidth (GB/s)."""
-    return peak_tflops * 1000.0 / bandwidth_gb_s
-
-
-def attainable_tflops(peak_tflops: float, bandwidth_gb_s: float, intensity: float) -> float:
-    """Roofline bound in TFLOP/s at ``intensity`` operations per byte."""
-    return min(peak_tflops, bandwidth_gb_s * intensity / 1000.0)
 
 
 def _labels(lang: str, precision: str, unit: str, sparsity: str) -> dict:
@@ -74,7 +66,7 @@ def _check(devices, markers, lang, precision, unit, sparsity):
 
 
 def _domains(devices, markers):
-    ridges = [ridge_intensity(d["peak_tflops"], d["bandwidth_gb_s"]) for d in devices]
+    ridges = [critical_intensity(d["peak_tflops"], d["bandwidth_gb_s"]) for d in devices]
     intensities = [m["intensity"] for m in markers]
     x_lo = svg.decade_floor(min([min(ridges) / 100] + [i / 2 for i in intensities]))
     x_hi = svg.decade_ceil(max([max(ridges) * 10] + [i * 2 for i in intensities]))
@@ -131,7 +123,7 @@ def roofline_svg(devices, lang: str, precision: str = "bf16", unit: str = "matri
     legend_items = []
     for i, d in enumerate(devices):
         peak, bw = d["peak_tflops"], d["bandwidth_gb_s"]
-        ridge = ridge_intensity(peak, bw)
+        ridge = critical_intensity(peak, bw)
         x_lo, x_hi = xs.lo, xs.hi
         points = [(x_lo, attainable_tflops(peak, bw, x_lo))]
         if x_lo < ridge < x_hi:
@@ -154,7 +146,7 @@ def roofline_svg(devices, lang: str, precision: str = "bf16", unit: str = "matri
 
     ridges = "; ".join(
         l10n.t(lang, "charts.roofline.ridge_item", device=d["label"],
-               ridge=svg.fmt(ridge_intensity(d["peak_tflops"], d["bandwidth_gb_s"]), lang), unit=labels["intensity_unit"])
+               ridge=svg.fmt(critical_intensity(d["peak_tflops"], d["bandwidth_gb_s"]), lang), unit=labels["intensity_unit"])
         for d in devices
     )
     title = title or l10n.t(lang, "charts.roofline.title", precision=labels["precision"])
@@ -172,7 +164,7 @@ def roofline_tables(devices, lang: str, precision: str = "bf16", unit: str = "ma
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
     rows = [
         (d["id"], [d["label"], svg.exact(d["peak_tflops"], lang), svg.exact(d["bandwidth_gb_s"], lang),
-                   svg.fmt(ridge_intensity(d["peak_tflops"], d["bandwidth_gb_s"]), lang)])
+                   svg.fmt(critical_intensity(d["peak_tflops"], d["bandwidth_gb_s"]), lang)])
         for d in devices
     ]
     headers = [t("col.name"), t("charts.col.peak", precision=labels["precision"], unit=tu),
@@ -183,10 +175,10 @@ def roofline_tables(devices, lang: str, precision: str = "bf16", unit: str = "ma
         for m in markers:
             for d in devices:
                 peak, bw = d["peak_tflops"], d["bandwidth_gb_s"]
-                bound = "compute" if m["intensity"] >= ridge_intensity(peak, bw) else "memory"
+                where = bound(peak, bw, m["intensity"])
                 mrows.append((None, [m["label"], svg.fmt(m["intensity"], lang), d["label"],
                                      svg.fmt(attainable_tflops(peak, bw, m["intensity"]), lang),
-                                     t(f"charts.bound.{bound}")]))
+                                     t(f"charts.bound.{where}")]))
         mheaders = [t("charts.col.workload"), t("charts.col.intensity", unit=iu), t("col.name"),
                     t("charts.col.attainable", unit=tu), t("charts.col.bound")]
         out.append(svg.table(mheaders, mrows))

@@ -25,7 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from kernels import REPO_ROOT, devices, roofline
+from calculators.roofline import attainable_tflops
+from kernels import REPO_ROOT, devices
 
 UNIT_TEXT = {"gb_s": "GB/s", "tflops": "TFLOP/s"}
 
@@ -247,7 +248,7 @@ def build_result(
 
 def roofline_point(point: dict, peak_tflops: float, bandwidth_gb_s: float) -> dict:
     """A sweep point with the roofline's attainable TFLOP/s and the share of it achieved."""
-    attainable = roofline.attainable_tflops(peak_tflops, bandwidth_gb_s, point["intensity"])
+    attainable = attainable_tflops(peak_tflops, bandwidth_gb_s, point["intensity"])
     return {**point, "attainable_tflops": attainable, "percent_of_attainable": round(100 * point["achieved_tflops"] / attainable, 2)}
 
 

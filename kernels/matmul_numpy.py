@@ -16,6 +16,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 import numpy as np
 
+from calculators.roofline import matmul_flops
 from kernels import devices, harness
 
 DTYPES = {"fp32": np.float32, "fp64": np.float64}
@@ -36,7 +37,7 @@ def main(argv=None) -> int:
 
     times = harness.time_runs(lambda: np.matmul(a, b, out=c), args.repeat, args.warmup)
     seconds = harness.median(times)
-    flops = 2 * n * n * n
+    flops = matmul_flops(n, n, n)
 
     c.fill(np.nan)  # poison: every element must be written again
     np.matmul(a, b, out=c)

@@ -8,8 +8,11 @@ arithmetic intensity I (operations per byte moved to or from memory):
 
     attainable = min(peak, I * bandwidth)
 
-The two bounds meet at the ridge point I* = peak / bandwidth: below it a
-kernel is memory-bound, above it compute-bound.
+The two bounds meet at the ridge point (critical intensity) I* = peak /
+bandwidth: below it a kernel is memory-bound, above it compute-bound. The
+formulas are the site's one copy in ``calculators/roofline.py``, which the
+speed calculator, the charts and the pages use too; this file checks the
+explorer's inputs and puts the figures together.
 
 Units: peak in TFLOP/s (10^12 operations/s), bandwidth in GB/s (10^9
 bytes/s), intensity in FLOP/byte, attainable in TFLOP/s. Standard library
@@ -21,22 +24,26 @@ only: this file runs unchanged in the browser (Pyodide). Bad input raises
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calculators.roofline import attainable_tflops, bound, critical_intensity  # noqa: E402
 
 
-# Arithmetic intensity of a few kernels, derived from their operation and
-# byte counts (no device figures): the markers the explorer shows.
+# Arithmetic intensity of two example kernels, from their operation and byte
+# counts (no device figures): markers the explorer's page shows. A matrix
+# product's is calculators.roofline.matmul_intensity.
 def triad_intensity(bytes_per_element: int = 4) -> float:
     """STREAM triad a = b + s*c: 2 operations per 3 elements moved."""
     return 2 / (3 * bytes_per_element)
 
 
-def matmul_intensity(n: int, bytes_per_element: int = 2) -> float:
-    """Square matrix product of size n: 2n^3 operations over 3n^2 elements read or written once."""
-    return 2 * n**3 / (3 * n**2 * bytes_per_element)
-
-
 def decode_intensity(bytes_per_weight: float = 2, batch: int = 1) -> float:
-    """LLM decoding: each weight is read once per step and used for 2 operations per sequence in the batch."""
+    """LLM decoding, weights only: each weight is read once per step and used for 2 operations
+    per sequence in the batch (the KV cache, which the speed calculator adds, is left out)."""
     return 2 * batch / bytes_per_weight
 
 
@@ -63,18 +70,6 @@ def positive(field: str, value) -> float:
     return number
 
 
-def ridge_point(peak_tflops: float, bandwidth_gb_s: float) -> float:
-    """Intensity (FLOP/byte) where memory- and compute-bound meet: peak / bandwidth."""
-    return positive("peak_tflops", peak_tflops) * 1e12 / (positive("bandwidth_gb_s", bandwidth_gb_s) * 1e9)
-
-
-def attainable_tflops(peak_tflops: float, bandwidth_gb_s: float, intensity: float) -> float:
-    """min(peak, intensity x bandwidth) in TFLOP/s."""
-    peak = positive("peak_tflops", peak_tflops)
-    memory_roof = positive("intensity", intensity) * positive("bandwidth_gb_s", bandwidth_gb_s) * 1e9 / 1e12
-    return min(peak, memory_roof)
-
-
 def explore(peak_tflops: float, bandwidth_gb_s: float, intensity: float) -> dict:
     """Everything the explorer shows for one device and one intensity.
 
@@ -83,17 +78,19 @@ def explore(peak_tflops: float, bandwidth_gb_s: float, intensity: float) -> dict
     ``speedup_to_ridge`` (how much more intensity would reach the compute
     roof; 1 once compute-bound).
     """
-    ridge = ridge_point(peak_tflops, bandwidth_gb_s)
-    attainable = attainable_tflops(peak_tflops, bandwidth_gb_s, intensity)
-    intensity = float(intensity)
+    peak = positive("peak_tflops", peak_tflops)
+    bandwidth = positive("bandwidth_gb_s", bandwidth_gb_s)
+    intensity = positive("intensity", intensity)
+    ridge = critical_intensity(peak, bandwidth)
+    attainable = attainable_tflops(peak, bandwidth, intensity)
     return {
-        "peak_tflops": float(peak_tflops),
-        "bandwidth_gb_s": float(bandwidth_gb_s),
+        "peak_tflops": peak,
+        "bandwidth_gb_s": bandwidth,
         "intensity": intensity,
         "ridge_flop_per_byte": ridge,
         "attainable_tflops": attainable,
-        "percent_of_peak": 100 * attainable / float(peak_tflops),
-        "bound": "memory" if intensity < ridge else "compute",
+        "percent_of_peak": 100 * attainable / peak,
+        "bound": bound(peak, bandwidth, intensity),
         "speedup_to_ridge": max(1.0, ridge / intensity),
     }
 
@@ -111,8 +108,6 @@ def log_intensities(low: float = 0.125, high: float = 1024, per_octave: int = 1)
 
 
 if __name__ == "__main__":  # a quick look from the command line: peak TFLOP/s, bandwidth GB/s, intensity
-    import sys
-
     if len(sys.argv) != 4:
         sys.exit("usage: python kernels/roofline.py PEAK_TFLOPS BANDWIDTH_GB_S INTENSITY")
     try:

@@ -112,3 +112,12 @@ def format_significant(value: float, lang: str, digits: int = 3) -> str:
     magnitude = math.floor(math.log10(abs(value)))
     decimals = max(0, digits - 1 - magnitude)
     return format_number(value, lang, decimals)
+
+
+def format_rounded(value: float, lang: str, digits: int = 3) -> str:
+    """``value`` rounded to ``digits`` significant digits, the whole number part included, for
+    figures derived in running text: 58,958 -> "59,000" with 2 digits, 1978.9 -> "1,980" with 3,
+    3.35 -> "3.35" (``format_significant`` keeps the whole part: "58,958", "1,979")."""
+    if not isinstance(value, bool) and isinstance(value, (int, float)) and value and math.isfinite(value):
+        value = round(value, digits - 1 - math.floor(math.log10(abs(value))))
+    return format_significant(value, lang, digits)

@@ -12,8 +12,6 @@ from __future__ import annotations
 import posixpath
 
 from atlas import webbundle
-from atlas.export import export_dataset
-from calculators.catalog import Catalog
 from calcview.page import calculator_html, config_json, runtime_options
 
 SCRIPT = "assets/javascripts/calculator.mjs"
@@ -30,11 +28,10 @@ def register(env, ctx):
     @env.macro
     def calculator(command, **defaults):
         """The ``command`` calculator ("vram" or "speed") with ``defaults`` as its initial inputs."""
-        catalog = Catalog.from_dict(export_dataset(ctx.dataset))
         versions = {"bundle": webbundle.site_bundle()[1], "data": webbundle.site_data(ctx.dataset)[1]}
         script = relative_to_page(SCRIPT, env.page.url)
         # overrides/main.html writes these into <head>: the runtime starts before the body loads
         env.page.meta["atlas_runtime"] = config_json(runtime_options(versions))
         env.page.meta["atlas_start"] = relative_to_page(START, env.page.url)
         env.page.meta["atlas_modules"] = [script]
-        return calculator_html(command, defaults, ctx.lang(), catalog, script)
+        return calculator_html(command, defaults, ctx.lang(), ctx.catalog(), script)

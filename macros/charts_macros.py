@@ -25,14 +25,6 @@ def _first(precision) -> str:
 
 
 def register(env, ctx):
-    estimators = {}
-
-    def cat():
-        """The estimators' catalog of the data set, made once per build."""
-        if "catalog" not in estimators:
-            estimators["catalog"] = chart_estimates.catalog(ctx.dataset)
-        return estimators["catalog"]
-
     def select(ids, kind, segment, vendor, require, precision="bf16", unit="matrix", sparsity="dense",
                price_kinds=None):
         return chart_devices(ctx.dataset.devices, ids=ids, kind=kind, segment=segment, vendor=vendor,
@@ -58,7 +50,7 @@ def register(env, ctx):
             return empty()
         if ids is None:  # legend from the highest roof down
             devices.sort(key=lambda d: (-d["peak_tflops"], d["label"]))
-        marks = [chart_estimates.workload_marker(w, devices[0]["id"], ctx.lang(), cat()) for w in workloads or []]
+        marks = [chart_estimates.workload_marker(w, devices[0]["id"], ctx.lang(), ctx.catalog()) for w in workloads or []]
         if kernel_examples:
             marks += kernel_markers(ctx.lang(), precision, None if kernel_examples is True else kernel_examples)
         marks += list(markers or [])
@@ -75,7 +67,7 @@ def register(env, ctx):
         devices = select(ids, kind, segment, vendor, ("capacity_gib", "bandwidth_gb_s"))
         if not devices:
             return empty()
-        lines = [chart_estimates.capacity_threshold(t, ctx.lang(), cat()) if "model" in t else t
+        lines = [chart_estimates.capacity_threshold(t, ctx.lang(), ctx.catalog()) if "model" in t else t
                  for t in thresholds or []]
         return charts.capacity_bandwidth_figure(devices, ctx.lang(), lines, caption)
 
@@ -86,7 +78,7 @@ def register(env, ctx):
         cases: [{"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}, ...] with any
         parameter of the vram calculator (mode, batch, kv_cache, num_devices, ...) and an optional label.
         """
-        bars = [chart_estimates.breakdown_bar(case, ctx.lang(), cat()) for case in cases]
+        bars = [chart_estimates.breakdown_bar(case, ctx.lang(), ctx.catalog()) for case in cases]
         capacities = [{"label": d["label"], "capacity_gib": d["capacity_gib"]}
                       for d in (chart_device(ctx.dataset.device(i)) for i in devices or [])]
         return charts.memory_breakdown_figure(bars, ctx.lang(), capacities, unit, caption)

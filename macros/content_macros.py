@@ -1,35 +1,21 @@
 """Macros for the content pages: derived figures with their inputs from the
 data set, localised numbers for worked arithmetic, and the glossary.
 
-Thin on purpose: the arithmetic is in ``atlas.derived``, the glossary in
-``atlas.glossary``; this module reads device figures and formats results
-for the page's language.
+Thin on purpose: the arithmetic is the estimators' (``calculators.roofline``),
+the glossary is ``atlas.glossary``; this module reads device figures and
+formats results for the page's language.
 """
 
 from __future__ import annotations
 
-import math
 from html import escape
 
 import l10n
-from atlas import derived, glossary
+from atlas import chart_estimates, glossary
+from atlas.fields import field_number as figure
 from atlas.fields import field_value
 from atlas.safe import inline_text
-
-
-def figure(device: dict, name: str) -> float:
-    """The raw number of field ``name`` for ``device``; ``ValueError`` if the device does not state it."""
-    value = field_value(device, name)
-    if value is None or isinstance(value.value, (tuple, str, list)):
-        raise ValueError(f"device {device['id']!r} states no single number for {name!r}")
-    return float(value.value)
-
-
-def significant(value: float, lang: str, digits: int) -> str:
-    """``value`` rounded to ``digits`` significant digits (58,958 -> 59,000 for 2) and formatted for ``lang``."""
-    if value and math.isfinite(value):
-        value = round(value, digits - 1 - math.floor(math.log10(abs(value))))
-    return l10n.format_significant(value, lang, digits)
+from calculators import roofline
 
 
 def derived_span(text: str, title: str, kind: str) -> str:
@@ -49,16 +35,16 @@ def register(env, ctx):
         """A number of worked arithmetic in the page's format: ``decimals``
         fraction digits, or three significant digits when None."""
         if decimals is None:
-            return significant(value, lang(), 3)
+            return l10n.format_rounded(value, lang(), 3)
         return l10n.format_number(value, lang(), decimals)
 
     @env.macro
     def intensity(device_id, field="bf16.matrix.dense"):
         """Critical arithmetic intensity (operations per byte) = peak of ``field`` ÷ memory bandwidth."""
         dev = device(device_id)
-        value = derived.critical_intensity(figure(dev, field), figure(dev, "bandwidth"))
+        value = roofline.critical_intensity(figure(dev, field), figure(dev, "bandwidth"))
         title = l10n.t(lang(), "derived.intensity_title", device=dev["name"], field=field)
-        return derived_span(significant(value, lang(), 3), title, "intensity")
+        return derived_span(l10n.format_rounded(value, lang(), 3), title, "intensity")
 
     @env.macro
     def ratio(device_a, field_a, device_b, field_b, digits=2):
@@ -66,31 +52,31 @@ def register(env, ctx):
         a, b = device(device_a), device(device_b)
         value = figure(a, field_a) / figure(b, field_b)
         title = l10n.t(lang(), "derived.ratio_title", a=f"{a['name']} {field_a}", b=f"{b['name']} {field_b}")
-        return derived_span(significant(value, lang(), digits), title, "ratio")
+        return derived_span(l10n.format_rounded(value, lang(), digits), title, "ratio")
 
     @env.macro
     def read_time_ms(device_id, gigabytes):
         """Milliseconds to stream ``gigabytes`` (10⁹ bytes) once at the device's memory bandwidth."""
         dev = device(device_id)
-        value = derived.transfer_time_s(gigabytes, figure(dev, "bandwidth")) * 1000
+        value = roofline.transfer_time_s(gigabytes * roofline.GIGA, figure(dev, "bandwidth")) * 1000
         title = l10n.t(lang(), "derived.read_time_title", device=dev["name"])
-        return derived_span(significant(value, lang(), 2), title, "read-time")
+        return derived_span(l10n.format_rounded(value, lang(), 2), title, "read-time")
 
     @env.macro
     def tokens_per_s_bound(device_id, gigabytes):
         """Upper bound on single-stream decoding speed: bandwidth ÷ bytes read per token."""
         dev = device(device_id)
-        value = 1 / derived.transfer_time_s(gigabytes, figure(dev, "bandwidth"))
+        value = 1 / roofline.transfer_time_s(gigabytes * roofline.GIGA, figure(dev, "bandwidth"))
         title = l10n.t(lang(), "derived.tokens_title", device=dev["name"])
-        return derived_span(significant(value, lang(), 2), title, "tokens-per-s")
+        return derived_span(l10n.format_rounded(value, lang(), 2), title, "tokens-per-s")
 
     @env.macro
     def compute_time_ms(device_id, field, flops):
         """Milliseconds for ``flops`` operations at the device's peak for ``field``."""
         dev = device(device_id)
-        value = derived.compute_time_s(flops, figure(dev, field)) * 1000
+        value = roofline.compute_time_s(flops, figure(dev, field)) * 1000
         title = l10n.t(lang(), "derived.compute_time_title", device=dev["name"], field=field)
-        return derived_span(significant(value, lang(), 2), title, "compute-time")
+        return derived_span(l10n.format_rounded(value, lang(), 2), title, "compute-time")
 
     @env.macro
     def device_hours(device_id, field, flops, utilisation):
@@ -98,9 +84,9 @@ def register(env, ctx):
         dev = device(device_id)
         if not 0 < utilisation <= 1:
             raise ValueError(f"utilisation must be in (0, 1]; got {utilisation!r}")
-        value = derived.compute_time_s(flops, figure(dev, field) * utilisation) / 3600
+        value = roofline.compute_time_s(flops, figure(dev, field), utilisation) / 3600
         title = l10n.t(lang(), "derived.device_hours_title", device=dev["name"], field=field)
-        return derived_span(significant(value, lang(), 2), title, "device-hours")
+        return derived_span(l10n.format_rounded(value, lang(), 2), title, "device-hours")
 
     @env.macro
     def wall_days(device_id, field, flops, utilisation, devices):
@@ -108,23 +94,50 @@ def register(env, ctx):
         dev = device(device_id)
         if not 0 < utilisation <= 1 or devices < 1:
             raise ValueError(f"need 0 < utilisation <= 1 and devices >= 1; got {utilisation!r}, {devices!r}")
-        value = derived.compute_time_s(flops, figure(dev, field) * utilisation * devices) / 86400
+        value = roofline.compute_time_s(flops, figure(dev, field) * devices, utilisation) / 86400
         title = l10n.t(lang(), "derived.wall_days_title", device=dev["name"], field=field, devices=devices)
-        return derived_span(significant(value, lang(), 2), title, "wall-days")
+        return derived_span(l10n.format_rounded(value, lang(), 2), title, "wall-days")
+
+    def work_intensity(work, device_id) -> float:
+        """Operations per byte of ``work``: a number, speed-calculator parameters (``{"workload": ...}``,
+        computed by the estimators) or a matrix product (``{"m", "n", "k", "bytes_per_value"}``)."""
+        if not isinstance(work, dict):
+            return work
+        case = {k: v for k, v in work.items() if k != "label"}  # a chart's label is no parameter
+        if "workload" in case:
+            return chart_estimates.workload_intensity(case, device_id, lang(), ctx.catalog())
+        return roofline.matmul_intensity(**case)
 
     @env.macro
     def attainable(device_id, field, ops_per_byte):
-        """Roofline: attainable throughput of ``field`` at ``ops_per_byte``, with its unit."""
+        """Roofline: attainable throughput of ``field`` at ``ops_per_byte``, with its unit.
+
+        ``ops_per_byte``: a number, the parameters of a speed-calculator workload, e.g.
+        ``{"workload": "decode", "model": "llama-3.1-8b", "weights": "bf16", "batch": 32}``, or a
+        matrix product ``{"m": 4096, "n": 4096, "k": 4096, "bytes_per_value": 2}``.
+        """
         dev = device(device_id)
-        value = derived.attainable_tflops(figure(dev, field), figure(dev, "bandwidth"), ops_per_byte)
+        intensity = work_intensity(ops_per_byte, device_id)
+        value = roofline.attainable_tflops(figure(dev, field), figure(dev, "bandwidth"), intensity)
         unit = l10n.t(lang(), field_value(dev, field).unit)
         title = l10n.t(lang(), "derived.attainable_title", device=dev["name"], field=field)
-        return derived_span(f"{significant(value, lang(), 3)}\u00a0{unit}", title, "attainable")
+        return derived_span(f"{l10n.format_rounded(value, lang(), 3)}\u00a0{unit}", title, "attainable")
+
+    @env.macro
+    def workload_intensity(**params):
+        """Arithmetic intensity (FLOP per byte) the speed calculator computes for a workload, e.g.
+        ``workload_intensity(device="h100-sxm", workload="decode", model="llama-3.1-8b", batch=32)``
+        (any device that states the precision: the intensity is the workload's)."""
+        if "device" not in params or "workload" not in params:
+            raise ValueError(f"workload_intensity needs device= and workload=; got {sorted(params)}")
+        value = work_intensity(params, params["device"])
+        title = l10n.t(lang(), "derived.workload_intensity_title")
+        return derived_span(l10n.format_rounded(value, lang(), 3), title, "workload-intensity")
 
     @env.macro
     def matmul_intensity(m, n, k, bytes_per_value):
         """FLOP per byte of an m×k by k×n product moving each value once."""
-        return l10n.format_significant(derived.matmul_intensity(m, n, k, bytes_per_value), lang(), 3)
+        return l10n.format_significant(roofline.matmul_intensity(m, n, k, bytes_per_value), lang(), 3)
 
     @env.macro
     def glossary_list(group):

@@ -12,8 +12,10 @@ localized error messages.
 - ``devices_needed(device_id, **params)`` — how many of a device hold the estimate.
 - ``tokens_per_s(device, **params)`` — decode speed on one device.
 - ``speedup(device, baseline, **params)`` — e.g. "1.64×".
-- ``chips_for_model(device_id, model, weights)`` — a sentence: the weights alone
-  and how many devices their memory needs (for SRAM-only chips).
+- ``chips_for_model(device_id, model, weights, context=None, batch=None)`` — a
+  sentence: how many of a device hold the model for inference (the estimators'
+  ``fits`` count: weights, KV cache and workspace) and how much of it the
+  weights are, with a link to the memory calculator pre-filled the same way.
 - ``calc_link(command, text=None, **params)`` — a Markdown link to the calculator,
   pre-filled (empty until the calculator page exists in ``docs/``); ``text`` is the
   link text in the page's language, by default "Open this example in …".
@@ -22,14 +24,11 @@ localized error messages.
 from __future__ import annotations
 
 import posixpath
-from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlencode
 
 import l10n
-from atlas import sizing
 from atlas.chart_estimates import EstimateError, estimate
-from atlas.chart_estimates import catalog as estimator_catalog
 from atlas.safe import inline_text
 from calculators.catalog import Catalog
 
@@ -51,18 +50,21 @@ def fit_count(result: dict, device_id: str) -> int:
     raise EstimateError(f"device {device_id!r} is not in the estimate's fits list")
 
 
-def chips_sentence(catalog: Catalog, device: dict, model: str, weights: str, lang: str) -> str:
-    """'Llama 3.1 70B in INT8: 65.8 GiB of weights alone fill at least 307 chips.'"""
-    result = estimate("vram", {"model": model, "weights": weights, "context": 1, "batch": 1}, lang, catalog)
-    weights_gib = result["breakdown"]["weights_gib"]
-    count = sizing.devices_to_hold(weights_gib * sizing.GIB, sizing.device_figure(device, "memory"))
+def chips_sentence(catalog: Catalog, device_id: str, params: dict, lang: str) -> str:
+    """'Llama 3.1 70B in INT8 with one sequence of 4,096 tokens needs 322 chips for its weights,
+    KV cache and workspace; the weights alone are 67.7 GiB.' (inference; ``params`` as the memory
+    calculator takes them)."""
+    result = estimate("vram", params, lang, catalog)
+    key = "estimate.chips" if result["batch"] == 1 else "estimate.chips_batch"
     return l10n.t(
         lang,
-        "estimate.chips",
+        key,
         model=inline_text(result["model_name"]),  # from data/models: plain text in running Markdown
-        weights=inline_text(weights.upper()),
-        size=gib_text(weights_gib, lang),
-        count=l10n.format_number(count, lang, 0),
+        weights=l10n.t(lang, f"format.{result['weights']}"),
+        context=l10n.format_number(result["context"], lang, 0),
+        batch=l10n.format_number(result["batch"], lang, 0),
+        count=l10n.format_number(fit_count(result, device_id), lang, 0),
+        size=gib_text(result["breakdown"]["weights_gib"], lang),
     )
 
 
@@ -82,12 +84,8 @@ def calculator_page_exists(command: str, docs_dir: str) -> bool:
 
 
 def register(env, ctx):
-    @lru_cache(maxsize=1)
-    def catalog() -> Catalog:
-        return estimator_catalog(ctx.dataset)
-
     def run(command, params):
-        return estimate(command, params, ctx.lang(), catalog())
+        return estimate(command, params, ctx.lang(), ctx.catalog())
 
     @env.macro
     def vram_total(**params):
@@ -112,9 +110,15 @@ def register(env, ctx):
         return f"{l10n.format_number(result['speedup'], ctx.lang(), 2)}×"
 
     @env.macro
-    def chips_for_model(device_id, model, weights):
-        """A sentence: the model's weights and how many ``device_id`` their size alone needs."""
-        return chips_sentence(catalog(), ctx.dataset.device(device_id), model, weights, ctx.lang())
+    def chips_for_model(device_id, model, weights, context=None, batch=None):
+        """How many ``device_id`` hold ``model`` in ``weights`` for inference, as a sentence with a link
+        to the memory calculator showing the same estimate; ``context``/``batch``: the calculator's
+        defaults when None."""
+        params = {"model": model, "weights": weights}
+        params.update({k: v for k, v in (("context", context), ("batch", batch)) if v is not None})
+        sentence = chips_sentence(ctx.catalog(), device_id, params, ctx.lang())
+        link = calc_link("vram", **params)
+        return f"{sentence} {link}" if link else sentence
 
     @env.macro
     def calc_link(command, text=None, **params):

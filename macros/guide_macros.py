@@ -1,6 +1,7 @@
 """Macros for the decision guide's worked examples: energy, its cost and dated prices.
 
-Thin wrappers: the arithmetic lives in ``atlas.sizing``, the prices in
+Thin wrappers: the arithmetic is the estimators' (``calculators.energy``, the
+formula the speed calculator's training energy uses), the prices live in
 ``atlas.reference_prices`` and ``atlas.prices``; every number is formatted
 for the page's language and every string is escaped.
 
@@ -15,16 +16,17 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas import prices, sizing
+from atlas import prices
+from atlas.fields import field_number
 from atlas.reference_prices import electricity_price as lookup_price
-from atlas.sizing import HOURS_PER_YEAR
+from calculators.energy import HOURS_PER_YEAR, energy_cost, energy_kwh
 
 
 def yearly_kwh(device: dict, hours_per_day: float) -> float:
     """kWh per year of a device drawing its TDP for ``hours_per_day`` hours a day."""
     if not 0 < hours_per_day <= 24:
         raise ValueError(f"hours_per_day must be in (0, 24]; got {hours_per_day!r}")
-    return sizing.energy_kwh(sizing.device_figure(device, "tdp"), HOURS_PER_YEAR * hours_per_day / 24)
+    return energy_kwh(field_number(device, "tdp"), HOURS_PER_YEAR * hours_per_day / 24)
 
 
 def euros(amount: float, lang: str) -> str:
@@ -51,7 +53,7 @@ def register(env, ctx):
     def energy_cost_per_year(device_id, price, hours_per_day=24):
         """Electricity cost per year at TDP and a stored price, in euros."""
         kwh = yearly_kwh(ctx.dataset.device(device_id), hours_per_day)
-        return escape(euros(sizing.energy_cost(kwh, lookup_price(price).eur_per_kwh), ctx.lang()))
+        return escape(euros(energy_cost(kwh, lookup_price(price).eur_per_kwh), ctx.lang()))
 
     @env.macro
     def electricity_price(price):

@@ -14,8 +14,6 @@ from __future__ import annotations
 from calculator_macros import SCRIPT, START, relative_to_page
 
 from atlas import webbundle
-from atlas.export import export_dataset
-from calculators.catalog import Catalog
 from calcview.page import config_json, runtime_options
 from kernelview.page import ENTRY_POINTS, demo_html
 
@@ -29,7 +27,7 @@ def register(env, ctx):
         env.page.meta["atlas_runtime"] = config_json(runtime_options(versions, warm=[ENTRY_POINTS[name]]))
         env.page.meta["atlas_start"] = relative_to_page(START, env.page.url)
         env.page.meta["atlas_modules"] = [script]
-        return demo_html(name, ctx.lang(), Catalog.from_dict(export_dataset(ctx.dataset)), script)
+        return demo_html(name, ctx.lang(), ctx.catalog(), script)
 
     @env.macro
     def systolic_demo():

@@ -4,9 +4,11 @@ loads without registering it as a module)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from atlas import chart_estimates
 from atlas.dataset import Dataset
+from calculators.catalog import Catalog
 
 
 @dataclass
@@ -15,3 +17,10 @@ class Context:
 
     dataset: Dataset
     lang: Callable[[], str]
+    _catalog: Catalog | None = field(default=None, init=False, repr=False)
+
+    def catalog(self) -> Catalog:
+        """The estimators' view of the data set (what ``calculators.api.handle`` reads), made once per build."""
+        if self._catalog is None:
+            self._catalog = chart_estimates.catalog(self.dataset)
+        return self._catalog

@@ -1,11 +1,13 @@
 """The formulas, worked by hand for named models and devices from the data set."""
 
+import math
+
 import pytest
+from calculators_support import GIB, catalog, ok
 
 from calculators import defaults, devices
-from calculators.memory import bits_per_weight, weight_bytes
+from calculators.memory import MemoryOptions, bits_per_weight, fits, weight_bytes
 from calculators.models import ModelSpec
-from calculators_support import GIB, catalog, ok
 
 
 def spec(model_id: str) -> ModelSpec:
@@ -131,6 +133,21 @@ def test_fits_is_none_beyond_the_largest_cluster():
     # A device smaller than its own runtime overhead never fits; SRAM-only chips carry none.
     sram = {i for i, d in catalog().devices.items() if d["memory"]["type"].upper().startswith("SRAM")}
     assert all(f["count"] is None for f in tiny["fits"] if f["capacity_gib"] <= 100 and f["device"] not in sram)
+
+
+def test_fits_rounds_up_and_an_exactly_full_device_is_enough():
+    # Llama 3.1 70B in INT8 at 4,096 tokens on SRAM-only chips (no runtime overhead per chip):
+    # chips of exactly half the replica's memory hold it in two, a byte less each needs three.
+    r = ok("vram", model="llama-3.1-70b", weights="int8")
+    replica_gib = r["total_gib"] - r["breakdown"]["overhead_gib"]
+    sram = dict(catalog().devices["groq-lpu"])
+    half = {**sram, "memory": {**sram["memory"], "capacity_gib": replica_gib / 2}}
+    short = {**sram, "memory": {**sram["memory"], "capacity_gib": replica_gib / 2 - 1 / GIB}}
+    counts = {f["device"]: f["count"] for f in fits(spec("llama-3.1-70b"), MemoryOptions(weights="int8"),
+                                                    {"half": half, "short": short})}
+    assert counts == {"half": 2, "short": 3}
+    # The Groq LPU's 230 MB (0.215 GiB) of SRAM: 69.1 GiB of weights, KV cache and workspace need 322 chips.
+    assert {f["device"]: f["count"] for f in r["fits"]}["groq-lpu"] == 322 == math.ceil(replica_gib / 0.215)
 
 
 def test_moe_keeps_all_experts_in_memory():

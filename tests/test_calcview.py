@@ -6,12 +6,14 @@ checks it there.
 
 import json
 import math
+import re
 
 import pytest
 from calc_results import lookup, result_elements
 from calculators_support import catalog
 
 import calcview
+import charts
 import l10n
 import pyweb
 from calculators import defaults as d
@@ -19,6 +21,7 @@ from calculators.api import handle
 from calculators.inputs import params_for
 from calcview import browser, explain, form, numbers
 from calcview.page import DefaultsError, calculator_html, config_json
+from charts import estimates
 
 CASES = [
     ("vram", {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"}),
@@ -50,6 +53,33 @@ def test_every_shown_value_is_the_estimators_value(command, params, lang):
     assert ("total_gib" in paths) if command == "vram" else ("device.time_s" in paths)
     for path, value, _text in shown:
         assert value == lookup(expected["result"], path), path
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_charts_are_drawn_from_the_result_by_charts_estimates(lang):
+    """The result's charts come from ``charts.estimates``, the inputs the pages' chart macros use too."""
+    params = {"model": "llama-3.1-8b", "device": "h100-sxm", "baseline": "a100-sxm-80gb"}
+    out = render("speed", params, lang)
+    assert charts.roofline_svg(lang=lang, **estimates.speed_roofline(out["result"], lang)) in out["html"]
+    assert estimates.speed_marker(out["result"], lang)["label"] in out["html"]  # "Llama 3.1 8B decode, batch 1"
+    out = render("vram", {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"}, lang)
+    bar = estimates.vram_bar(out["result"], lang)
+    assert bar["label"] == estimates.case_label(out["result"], lang)  # "Llama 3.1 70B, Q4_K_M, 8,192 tokens"
+    assert bar["label"] in out["html"]
+    (total,) = re.findall(r'class="atlas-bar" data-total="([^"]+)"', out["html"])
+    assert float(total) == pytest.approx(out["result"]["total_gib"], rel=1e-5)
+
+
+def test_a_sharded_estimate_draws_one_devices_share_against_devices_that_hold_it():
+    out = render("vram", {"model": "llama-3.1-70b", "weights": "bf16", "num_devices": "4", "tp": "4"})
+    result = out["result"]
+    assert estimates.vram_bar(result, "en")["parts"] == result["per_device"]
+    svg = out["html"][out["html"].index('<svg'):out["html"].index('</svg>')]
+    (total,) = re.findall(r'class="atlas-bar" data-total="([^"]+)"', svg)
+    assert float(total) == pytest.approx(result["per_device_gib"], rel=1e-5)
+    lines = [float(v) for v in re.findall(r'class="atlas-capacity" data-capacity="([^"]+)"', svg)]
+    assert lines and all(c >= result["per_device_gib"] for c in lines)
+    assert min(lines) < result["total_gib"]  # a device that holds a quarter, not only those that hold it all
 
 
 def test_numbers_are_formatted_for_the_language():

@@ -13,9 +13,10 @@ from conftest import REPO_ROOT
 from page_structure import skeleton
 
 import l10n
-from atlas import derived, glossary
+from atlas import glossary
 from atlas.export import export_dataset
 from atlas.fields import field_value
+from calculators import roofline
 from calculators.api import handle
 from calculators.catalog import Catalog
 from calculators.inputs import BY_NAME
@@ -308,7 +309,7 @@ def test_critical_intensity_is_derived_from_the_data_set(built_site, dataset):
     html = built_path(built_site, "why-accelerators", "en").read_text(encoding="utf-8")
     table = section(html, "memory-bound")
     h100 = dataset.device("h100-sxm")
-    value = derived.critical_intensity(field_value(h100, "bf16.matrix.dense").value, h100["memory"]["bandwidth_gb_s"])
+    value = roofline.critical_intensity(field_value(h100, "bf16.matrix.dense").value, h100["memory"]["bandwidth_gb_s"])
     assert f">{l10n.format_significant(round(value), 'en', 3)}</span>" in table
     # 989.4 TFLOP/s ÷ 3,350 GB/s = 295 FLOP per byte with today's data.
     assert '>295</span>' in table
@@ -322,6 +323,38 @@ def test_memory_bound_decoding_example(built_site):
     assert ">210</span>" in en
     # A 4096³ product in BF16 moves 3 · 4096² · 2 bytes for 2 · 4096³ FLOPs: 1,365 FLOP per byte.
     assert "1,365" in en and "1.365" in de
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_roofline_workloads_come_from_the_estimators_and_the_kernel_model(built_site, dataset, estimator_catalog, lang):
+    html = built_path(built_site, "why-accelerators", lang).read_text(encoding="utf-8")
+    part = section(html, "roofline")
+
+    def decode(batch):
+        params = {"workload": "decode", "model": "llama-3.1-8b", "weights": "bf16", "batch": batch, "context": 4096,
+                  "device": "h100-sxm"}
+        return handle({"command": "speed", "params": params, "lang": lang}, estimator_catalog)["result"]
+
+    # Llama 3.1 8B in BF16 at 4,096 tokens: about 1.1 FLOP/byte for one sequence, 17.5 for 32 (each
+    # sequence reads its own KV cache); a 4096³ BF16 product 1,365 (kernel demos' matmul example).
+    intensities = [decode(1)["arithmetic_intensity"], decode(32)["arithmetic_intensity"],
+                   roofline.matmul_intensity(4096, 4096, 4096, 2)]
+    assert intensities == pytest.approx([1.10, 17.5, 1365.3], abs=0.05)
+    markers = [float(x) for x in re.findall(r'class="atlas-marker" data-intensity="([^"]+)"', part)]
+    assert markers == pytest.approx(intensities, abs=0.05)
+    shown = re.findall(r'data-derived="workload-intensity"[^>]*>([^<]+)<', part)
+    assert shown == [l10n.format_significant(v, lang, 3) for v in intensities[:2]]
+    expected = []
+    for intensity in intensities:
+        for device_id in ("h100-sxm", "a100-sxm-80gb"):
+            device = dataset.device(device_id)
+            peak = field_value(device, "bf16.matrix.dense").value
+            value = roofline.attainable_tflops(peak, device["memory"]["bandwidth_gb_s"], intensity)
+            expected.append(f"{l10n.format_rounded(value, lang, 3)}\u00a0TFLOP/s")
+    assert re.findall(r'data-derived="attainable"[^>]*>([^<]+)<', part) == expected
+    # no intensity typed into the page: the markers are workloads and kernel examples
+    source = source_path("why-accelerators", lang).read_text(encoding="utf-8")
+    assert "markers=" not in source and "kernel_examples=" in source and "workloads=" in source
 
 
 def test_fp8_doubles_the_bf16_peak_on_the_page(built_site):
@@ -377,40 +410,6 @@ def test_german_page_shows_german_tooltips(built_site):
 
 
 # ---------------------------------------------------------------------------
-# Derived figures: the formulas behind the pages
-# ---------------------------------------------------------------------------
-
-
-def test_matmul_arithmetic():
-    assert derived.matmul_flops(2, 3, 4) == 48
-    assert derived.matmul_flops(4096, 4096, 4096) == 137_438_953_472
-    assert derived.matmul_bytes(2, 3, 4, 2) == (8 + 12 + 6) * 2
-    assert derived.matmul_intensity(4096, 4096, 4096, 2) == pytest.approx(4096 / 3)
-    assert derived.matmul_intensity(1, 4096, 4096, 2) == pytest.approx(4096 / 4098)
-
-
-def test_critical_intensity_and_roofline():
-    # A100 80 GB SXM: 312 TFLOP/s BF16 dense, 2,039 GB/s.
-    assert derived.critical_intensity(312, 2039) == pytest.approx(153.02, abs=0.01)
-    assert derived.critical_intensity(989.4, 3350) == pytest.approx(295.34, abs=0.01)
-    assert derived.attainable_tflops(989.4, 3350, 1) == pytest.approx(3.35)
-    assert derived.attainable_tflops(989.4, 3350, 1000) == 989.4
-
-
-def test_times():
-    assert derived.transfer_time_s(16, 3350) == pytest.approx(0.0047761, rel=1e-4)
-    assert derived.compute_time_s(2 * 4096**3, 989.4) == pytest.approx(1.389e-4, rel=1e-3)
-
-
-@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "3", True, None])
-def test_derived_refuses_bad_input(bad):
-    with pytest.raises(ValueError, match="must be a positive number"):
-        derived.critical_intensity(bad, 3350)
-    with pytest.raises(ValueError, match="must be a positive number"):
-        derived.transfer_time_s(16, bad)
-
-
-# ---------------------------------------------------------------------------
 # Pages 5-8: ASICs, FPGAs, decision guide, use cases
 # ---------------------------------------------------------------------------
 
@@ -441,7 +440,7 @@ def test_asic_page_critical_intensities_come_from_the_data_set(built_site, datas
     html = built_path(built_site, "hardware/asics", "en").read_text(encoding="utf-8")
     for device_id, field in (("h100-sxm", "bf16.matrix.dense"), ("groq-lpu", "fp16.matrix.dense")):
         device = dataset.device(device_id)
-        value = derived.critical_intensity(field_value(device, field).value, device["memory"]["bandwidth_gb_s"])
+        value = roofline.critical_intensity(field_value(device, field).value, device["memory"]["bandwidth_gb_s"])
         assert f">{l10n.format_significant(value, 'en', 3)}</span>" in html, device_id
     # Groq: 188 TFLOP/s FP16 over 80,000 GB/s of SRAM bandwidth: a critical intensity of 2.35 FLOP per byte.
     assert ">2.35</span>" in html
@@ -452,7 +451,7 @@ def test_decision_guide_critical_intensities_in_both_formats(built_site, dataset
     de = built_path(built_site, "guide/decide", "de").read_text(encoding="utf-8")
     for device_id in ("a100-sxm-80gb", "h100-sxm"):
         device = dataset.device(device_id)
-        value = derived.critical_intensity(field_value(device, "bf16.matrix.dense").value,
+        value = roofline.critical_intensity(field_value(device, "bf16.matrix.dense").value,
                                            device["memory"]["bandwidth_gb_s"])
         for lang, html in (("en", en), ("de", de)):
             assert f">{l10n.format_significant(value, lang, 3)}</span>" in html, (device_id, lang)

@@ -3,7 +3,6 @@ number here is compared with a direct call of ``calculators.api.handle``."""
 
 from __future__ import annotations
 
-import math
 import re
 import sys
 from urllib.parse import parse_qs, urlsplit
@@ -30,9 +29,9 @@ def api(catalog, command, lang="en", **params):
     return response["result"]
 
 
-def test_rejected_request_stops_with_the_estimators_message(catalog, dataset):
+def test_rejected_request_stops_with_the_estimators_message(catalog):
     with pytest.raises(em.EstimateError, match="llama-9"):
-        em.chips_sentence(catalog, dataset.device("groq-lpu"), "llama-9", "int8", "en")
+        em.chips_sentence(catalog, "groq-lpu", {"model": "llama-9", "weights": "int8"}, "en")
 
 
 @pytest.mark.parametrize("lang, sep", [("en", "."), ("de", ",")])
@@ -48,15 +47,24 @@ def test_fit_count_reads_the_estimators_fits_list(catalog):
         em.fit_count(result, "no-such-device")
 
 
+def localized(count: int, lang: str) -> str:
+    return f"{count:,}" if lang == "en" else f"{count:,}".replace(",", ".")
+
+
 @pytest.mark.parametrize("lang", ["en", "de"])
-def test_chips_sentence_divides_the_weights_by_the_sram(catalog, dataset, lang):
-    weights = api(catalog, "vram", model="llama-3.1-70b", weights="int8", context=1, batch=1)["breakdown"]["weights_gib"]
-    sram = dataset.device("groq-lpu")["memory"]["capacity_gib"]
-    count = math.ceil(weights / sram)
-    text = em.chips_sentence(catalog, dataset.device("groq-lpu"), "llama-3.1-70b", "int8", lang)
-    formatted = f"{count:,}" if lang == "en" else f"{count:,}".replace(",", ".")
-    assert formatted in text and "INT8" in text and "Llama 3.1 70B" in text
+def test_chips_sentence_states_the_estimators_count_and_the_weights(catalog, lang):
+    result = api(catalog, "vram", model="llama-3.1-70b", weights="int8")
+    count = next(e["count"] for e in result["fits"] if e["device"] == "groq-lpu")
+    text = em.chips_sentence(catalog, "groq-lpu", {"model": "llama-3.1-70b", "weights": "int8"}, lang)
+    assert localized(count, lang) in text and "INT8" in text and "Llama 3.1 70B" in text
+    assert em.gib_text(result["breakdown"]["weights_gib"], lang) in text
+    assert localized(result["context"], lang) in text  # the context the count holds a KV cache for
     assert count > 100  # a 70B model needs racks of SRAM-only chips
+    batched = em.chips_sentence(catalog, "groq-lpu", {"model": "llama-3.1-70b", "weights": "int8", "batch": 4}, lang)
+    more = next(e["count"] for e in api(catalog, "vram", model="llama-3.1-70b", weights="int8", batch=4)["fits"]
+                if e["device"] == "groq-lpu")
+    assert more > count and localized(more, lang) in batched
+    assert ("4 sequences" if lang == "en" else "4 Sequenzen") in batched
 
 
 @pytest.mark.parametrize("src", ["guide/use-cases.md", "guide/use-cases.de.md"])
@@ -112,12 +120,20 @@ def test_calculator_page_check_knows_the_calculators(tmp_path):
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
-def test_asic_page_sizes_groq_for_llama_70b(built_site, catalog, dataset, lang):
+def test_asic_page_sizes_groq_for_llama_70b(built_site, catalog, lang):
     html = built(built_site, "hardware/asics", lang)
-    weights = api(catalog, "vram", model="llama-3.1-70b", weights="int8", context=1, batch=1)["breakdown"]["weights_gib"]
-    count = math.ceil(weights / dataset.device("groq-lpu")["memory"]["capacity_gib"])
-    formatted = f"{count:,}" if lang == "en" else f"{count:,}".replace(",", ".")
-    assert re.search(rf"\b{re.escape(formatted)}\b", html)
+    groq = html[html.index('id="groq"'):html.index('id="cerebras"')]
+    result = api(catalog, "vram", model="llama-3.1-70b", weights="int8")
+    count = next(e["count"] for e in result["fits"] if e["device"] == "groq-lpu")
+    # the whole replica at 4,096 tokens (weights, KV cache, workspace; no GPU runtime overhead on
+    # SRAM-only chips) on 0.215 GiB each: 322 chips, of which the 67.7 GiB of weights fill 315
+    assert count == 322
+    assert re.search(rf"\b{re.escape(localized(count, lang))}\b", groq)
+    assert em.gib_text(result["breakdown"]["weights_gib"], lang) in groq
+    # the link opens the memory calculator with the same estimate
+    hrefs = [h.replace("&amp;", "&") for h in re.findall(r'href="([^"]*calculators/vram/\?[^"]*)"', groq)]
+    queries = [parse_qs(urlsplit(h).query) for h in hrefs]
+    assert {"model": ["llama-3.1-70b"], "weights": ["int8"]} in queries
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

@@ -59,6 +59,7 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
         "wall_days": [(("h100-sxm", "bf16.matrix", 1e23, 0.4, 1024), {})],
         "attainable": [(("h100-sxm", "bf16.matrix", 100), {})],
         "matmul_intensity": [((4096, 4096, 4096, 2), {})],
+        "workload_intensity": [((), {"device": "h100-sxm", "workload": "decode", "model": "llama-3.1-8b"})],
         "glossary_list": [((g,), {}) for g in GROUPS],
         "glossary_group": [((g,), {}) for g in GROUPS],
         "download_links": [((), {})],

@@ -26,12 +26,20 @@ def test_known_examples():
     assert l10n.format_number(80.0, "de") == "80"
     assert l10n.format_significant(1978.9, "de") == "1.979"
     assert l10n.format_significant(0.0412, "de") == "0,0412"
+    # derived figures in running text round the whole part too: 58,958 GPU-hours -> "59,000"
+    assert l10n.format_rounded(58958, "en", 2) == "59,000"
+    assert l10n.format_rounded(1978.9, "de", 3) == "1.980"
+    assert l10n.format_rounded(295.343, "en", 3) == "295"
+    assert l10n.format_rounded(0.0047761, "de", 2) == "0,0048"
+    assert l10n.format_rounded(0, "en", 2) == "0"
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
 def test_non_finite_numbers_never_reach_a_page(bad):
     with pytest.raises(ValueError):
         l10n.format_number(bad, "en")
+    with pytest.raises(ValueError):
+        l10n.format_rounded(bad, "en")
 
 
 def test_unknown_language_is_refused():

@@ -1,44 +1,29 @@
-"""Sizing figures for worked examples — devices needed to hold a model, energy
-and its cost at sourced electricity prices — and the dated price table, with
-known values."""
+"""The decision guide's worked examples — a device's TDP for a year, the energy and
+its cost at sourced electricity prices (``calculators.energy``) — and the dated
+price table, with known values."""
 
-import math
 import re
 import sys
 
 import pytest
 from conftest import REPO_ROOT
 
-from atlas import prices, sizing
+from atlas import prices
+from atlas.fields import field_number
 from atlas.reference_prices import ELECTRICITY_PRICES, electricity_price
+from calculators.energy import energy_cost
 
 sys.path.insert(0, str(REPO_ROOT / "macros"))
 import guide_macros  # noqa: E402
 
 
-def test_device_figure_of_a_missing_value_is_an_error(dataset):
+def test_field_number_of_a_missing_value_is_an_error(dataset):
     # the A100 has no FP8 tensor cores, so the data set states no FP8 figure
     with pytest.raises(ValueError, match="states no single number for 'fp8.matrix.dense'"):
-        sizing.device_figure(dataset.device("a100-sxm-80gb"), "fp8.matrix.dense")
-    assert sizing.device_figure(dataset.device("h100-sxm"), "tdp") == 700
-
-
-def test_devices_to_hold_rounds_up():
-    # 140 GB of FP16 weights (70e9 parameters x 2 bytes) on 80 GiB devices: 140e9 / 85.9e9 -> 2
-    assert sizing.devices_to_hold(140e9, 80) == 2
-    # exactly full is enough; one byte more needs another device
-    assert sizing.devices_to_hold(80 * 2**30, 80) == 1
-    assert sizing.devices_to_hold(80 * 2**30 + 1, 80) == 2
-
-
-@pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, "7", True])
-def test_bad_inputs_raise_instead_of_returning_nonsense(bad):
-    with pytest.raises(ValueError):
-        sizing.devices_to_hold(bad, 80)
-    with pytest.raises(ValueError):
-        sizing.energy_kwh(bad, 10)
-    with pytest.raises(ValueError):
-        sizing.energy_cost(10, bad)
+        field_number(dataset.device("a100-sxm-80gb"), "fp8.matrix.dense")
+    with pytest.raises(ValueError, match="states no single number for 'memory_type'"):
+        field_number(dataset.device("h100-sxm"), "memory_type")
+    assert field_number(dataset.device("h100-sxm"), "tdp") == 700
 
 
 def test_energy_of_an_h100_running_a_year(dataset):
@@ -53,8 +38,8 @@ def test_energy_cost_at_the_stored_prices():
     # Eurostat, second half of 2023: Finland 0.089 and Cyprus 0.276 EUR/kWh (non-household)
     assert electricity_price("eu-nonhousehold-low-2023h2").eur_per_kwh == 0.089
     assert electricity_price("eu-nonhousehold-high-2023h2").eur_per_kwh == 0.276
-    assert sizing.energy_cost(6132, 0.089) == pytest.approx(545.748)
-    assert sizing.energy_cost(6132, 0.276) == pytest.approx(1692.432)
+    assert energy_cost(6132, 0.089) == pytest.approx(545.748)
+    assert energy_cost(6132, 0.276) == pytest.approx(1692.432)
 
 
 def test_every_stored_price_cites_an_https_source():
