@@ -18,6 +18,7 @@ help:
 	@echo "make test      set up and run all tests (installs Debian's chromium if missing)"
 	@echo "make build     build the site into site/ (strict)"
 	@echo "make validate  check the data set only"
+	@echo "make lint      ruff over all Python (also part of make test)"
 	@echo "make bench     measure the in-page calculators in headless Chromium (writes bench/results.json)"
 	@echo "make new-device ID=rtx-5080 VENDOR_FOLDER=nvidia VENDOR=NVIDIA NAME='NVIDIA GeForce RTX 5080' KIND=gpu [LIKE=rtx-5090]"
 	@echo "make test-kernels  install the kernel-demo backends (requirements-kernels.txt) and run their tests"
@@ -63,6 +64,9 @@ new-device: $(VENV)/.installed
 
 test: setup chromium kernels-setup
 	$(PY) -m pytest
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
 
 clean:
 	rm -rf site .pytest_cache .hypothesis

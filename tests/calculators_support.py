@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from atlas.dataset import load_dataset
 from atlas.export import export_dataset
@@ -13,7 +13,7 @@ GIB = 2**30
 GB = 10**9
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalog() -> Catalog:
     return Catalog.from_dict(export_dataset(load_dataset()))
 

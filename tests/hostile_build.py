@@ -15,9 +15,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-from hostile import mixed_hostile_dataset  # noqa: E402
-
 import atlas.dataset  # noqa: E402
+from hostile import mixed_hostile_dataset  # noqa: E402
 
 HOSTILE = mixed_hostile_dataset(atlas.dataset.load_dataset())
 atlas.dataset.load_dataset = lambda *args, **kwargs: HOSTILE  # what every hook and macro module imports

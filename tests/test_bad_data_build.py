@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from conftest import copy_repo_for_build, run_mkdocs_build
 
 FIXTURES = Path(__file__).parent / "fixtures"

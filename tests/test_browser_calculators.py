@@ -10,12 +10,12 @@ import sys
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from calc_results import lookup
-from calculators_support import catalog
-from conftest import REPO_ROOT
 
 import l10n
+from calc_results import lookup
 from calculators.api import handle
+from calculators_support import catalog
+from conftest import REPO_ROOT
 
 pytestmark = pytest.mark.browser
 

@@ -5,10 +5,9 @@ import shutil
 import subprocess
 import sys
 
-from conftest import REPO_ROOT
-
 from atlas.dataset import load_dataset
 from atlas.export import export_json
+from conftest import REPO_ROOT
 
 
 def run(*args, cwd=REPO_ROOT, python=(sys.executable,)):

@@ -3,11 +3,11 @@
 import math
 
 import pytest
-from calculators_support import GIB, catalog, ok
 
 from calculators import defaults, devices
 from calculators.memory import MemoryOptions, bits_per_weight, fits, weight_bytes
 from calculators.models import ModelSpec
+from calculators_support import GIB, catalog, ok
 
 
 def spec(model_id: str) -> ModelSpec:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import urllib.parse
 
-from calculators_support import catalog
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import l10n
 from calculators.api import handle
 from calculators.inputs import PARAMETERS
+from calculators_support import catalog
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES = [p.name for p in PARAMETERS]

@@ -9,16 +9,16 @@ import math
 import re
 
 import pytest
-from calc_results import lookup, result_elements
-from calculators_support import catalog
 
 import calcview
 import charts
 import l10n
 import pyweb
+from calc_results import lookup, result_elements
 from calculators import defaults as d
 from calculators.api import handle
 from calculators.inputs import params_for
+from calculators_support import catalog
 from calcview import browser, explain, form, numbers
 from calcview.page import DefaultsError, calculator_html, config_json
 from charts import estimates

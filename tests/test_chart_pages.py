@@ -5,9 +5,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import REPO_ROOT
 
 from atlas import chart_inputs
+from conftest import REPO_ROOT
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 

@@ -8,9 +8,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import REPO_ROOT
 
 from charts import ChartError, breakdown, efficiency, generations, roofline, scatter
+from conftest import REPO_ROOT
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 

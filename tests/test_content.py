@@ -9,8 +9,6 @@ from urllib.parse import parse_qs, urlparse, urlsplit
 
 import pytest
 import yaml
-from conftest import REPO_ROOT
-from page_structure import skeleton
 
 import l10n
 from atlas import glossary
@@ -20,6 +18,8 @@ from calculators import roofline
 from calculators.api import handle
 from calculators.catalog import Catalog
 from calculators.inputs import BY_NAME
+from conftest import REPO_ROOT
+from page_structure import skeleton
 
 DOCS = REPO_ROOT / "docs"
 

@@ -6,11 +6,11 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO_ROOT
 
 from atlas.dataset import load_dataset
 from atlas.errors import DataValidationError
 from atlas.scaffold import ScaffoldError, write_scaffold
+from conftest import REPO_ROOT
 
 TODAY = datetime.date(2026, 12, 2)
 
@@ -84,6 +84,28 @@ def test_actionlint_catches_a_broken_workflow(tmp_path):
     )
     result = subprocess.run([binary, "-no-color", "-oneline", str(bad)], capture_output=True, text=True)
     assert result.returncode == 1 and 'property "nope" is not defined' in result.stdout
+
+
+def test_python_passes_ruff():
+    """The same check pre-commit runs on each commit (ruff, configured in pyproject.toml)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_catches_an_unused_import(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "--select", "F", str(bad)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1 and "F401" in result.stdout
 
 
 def test_pre_commit_config_is_valid():

@@ -10,8 +10,9 @@ finds no serious or critical accessibility problem (light and dark scheme).
 from __future__ import annotations
 
 import pytest
-from crawl import crawl_site, internal_link_problems, outside_origin, sitemap_paths
 from test_site import DOCS, english_pages
+
+from crawl import crawl_site, internal_link_problems, outside_origin, sitemap_paths
 
 pytestmark = pytest.mark.browser
 

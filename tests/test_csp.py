@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO_ROOT
 
 from atlas import csp
+from conftest import REPO_ROOT
 
 PAGE = """<!doctype html><html lang="en"><head>
 <meta charset="utf-8"><title>t</title>

@@ -8,6 +8,7 @@ import sys
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+
 from conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "macros"))

@@ -6,12 +6,12 @@ import re
 import sys
 
 import pytest
-from conftest import REPO_ROOT
 
 from atlas import prices
 from atlas.fields import field_number
 from atlas.reference_prices import ELECTRICITY_PRICES, electricity_price
 from calculators.energy import energy_cost
+from conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "macros"))
 import guide_macros  # noqa: E402

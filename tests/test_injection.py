@@ -18,11 +18,11 @@ from types import SimpleNamespace
 
 import markdown
 import pytest
-from conftest import REPO_ROOT
-from hostile import CORPUS, HOSTILE_URLS, hostile_dataset, markup_problems, shape
 
 import l10n
 from atlas.glossary import GROUPS
+from conftest import REPO_ROOT
+from hostile import CORPUS, HOSTILE_URLS, hostile_dataset, markup_problems, shape
 
 PLAIN = "Plain text"
 ELECTRICITY = "eu-nonhousehold-low-2023h2"  # a stored electricity price (atlas.reference_prices)

@@ -12,6 +12,7 @@ import threading
 from collections import Counter
 
 import pytest
+
 from conftest import REPO_ROOT, _QuietHandler
 from crawl import CSP_LISTENER, sitemap_paths
 from hostile import elements, markup_problems, shape

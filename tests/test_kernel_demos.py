@@ -9,13 +9,13 @@ import math
 import re
 
 import pytest
-from calc_results import lookup, result_elements
-from calculators_support import catalog
 
 import l10n
 import pyweb
 from atlas import kernel_tables
+from calc_results import lookup, result_elements
 from calculators.catalog import Catalog
+from calculators_support import catalog
 from charts import ChartError
 from charts.systolic import pe_grid_svg, utilisation_svg
 from kernels import roofline, systolic

@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
 from conftest import REPO_ROOT, copy_repo_for_build, run_mkdocs_build
 
 DOCS = REPO_ROOT / "docs" / "kernels"

@@ -19,8 +19,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO_ROOT
 
+from conftest import REPO_ROOT
 from kernels import DEMOS, cuda_build
 
 pytestmark = pytest.mark.kernels

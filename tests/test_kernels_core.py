@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO_ROOT
 
 import l10n
+from conftest import REPO_ROOT
 from kernels import (
     BACKENDS,
     DEMOS,

@@ -4,6 +4,7 @@ the crawl (test_crawl.py) checks the links in the built pages, including those w
 from __future__ import annotations
 
 import pytest
+
 from conftest import copy_repo_for_build, run_mkdocs_build
 
 pytestmark = pytest.mark.slow

@@ -5,11 +5,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
 
 from atlas.checks.measurements import measurement_references
 from atlas.dataset import CROSS_CHECKS, load_dataset
 from atlas.errors import DataValidationError
+from conftest import REPO_ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invalid_measurements"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())

@@ -9,13 +9,13 @@ import json
 import re
 
 import pytest
-from conftest import copy_repo_for_build, run_mkdocs_build
 
 from atlas.dataset import load_dataset
 from atlas.export import export_dataset
 from atlas.scaffold import write_scaffold
 from calculators.api import handle
 from calculators.catalog import Catalog
+from conftest import copy_repo_for_build, run_mkdocs_build
 
 pytestmark = pytest.mark.slow
 NEW = "test-gpu-9000"

@@ -7,11 +7,11 @@ import zipfile
 from io import BytesIO
 
 import pytest
-from conftest import REPO_ROOT
 
 import pyweb
 from atlas import webbundle
 from atlas.dataset import load_dataset
+from conftest import REPO_ROOT
 
 # page -> (entry points it warms, whether it fetches the data export)
 PAGES_WITH_RUNTIME = {
@@ -138,9 +138,8 @@ def test_runtime_declaration_points_at_existing_files(built_site):
 
 def test_prerendered_result_is_in_the_html(built_site):
     from calc_results import lookup, result_elements
-    from calculators_support import catalog
-
     from calculators.api import handle
+    from calculators_support import catalog
 
     for lang, prefix in (("en", ""), ("de", "de/")):
         html = (built_site / f"{prefix}calculators/vram/index.html").read_text(encoding="utf-8")

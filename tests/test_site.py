@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from conftest import REPO_ROOT, copy_repo_for_build, run_mkdocs_build
 from page_structure import skeleton
 
