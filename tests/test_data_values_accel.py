@@ -38,6 +38,9 @@ TPUS = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7")
         ("tpu-v5e", "interconnect", 400),
         # https://docs.cloud.google.com/tpu/docs/v5p: 459 TFLOPs bf16, 95 GiB, 2765 GBps, ICI 1200 GBps
         ("tpu-v5p", "bf16.matrix.dense", 459),
+        # Google's v5p announcement (cloud.google.com/blog/.../introducing-cloud-tpu-v5p-and-ai-hypercomputer):
+        # "459 TFLOPs Bf16 / 918 TOPs INT8"; Google's JAX tpu_info.py: int8_ops_per_second 9.18e14 per chip
+        ("tpu-v5p", "int8.matrix.dense", 918),
         ("tpu-v5p", "memory", 95),
         ("tpu-v5p", "bandwidth", 2765),
         ("tpu-v5p", "interconnect", 1200),
@@ -46,11 +49,13 @@ TPUS = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7")
         ("tpu-v6e", "int8.matrix.dense", 1836),
         ("tpu-v6e", "memory", 32),
         ("tpu-v6e", "bandwidth", 1638),
-        # https://docs.cloud.google.com/tpu/docs/tpu7x: 2307 bf16, 4614 fp8, 192 GiB, 7380 GBps
+        # https://docs.cloud.google.com/tpu/docs/tpu7x: 2307 bf16, 4614 fp8, 192 GiB, "HBM bandwidth per chip
+        # (GB/s)" 7380, bidirectional ICI 1200 GB/s
         ("tpu-v7", "bf16.matrix.dense", 2307),
         ("tpu-v7", "fp8.matrix.dense", 4614),
         ("tpu-v7", "memory", 192),
         ("tpu-v7", "bandwidth", 7380),
+        ("tpu-v7", "interconnect", 1200),
     ],
 )
 def test_tpu_reference_values(dataset, device_id, field, expected):
@@ -68,6 +73,11 @@ def test_tpu_peaks_are_dense_matrix_figures(dataset, device_id):
     """Google quotes MXU peaks without sparsity; a sparse or vector entry would be a filing mistake."""
     for entry in dataset.device(device_id)["compute"]:
         assert (entry["unit"], entry["sparsity"]) == ("matrix", "dense"), entry
+
+
+def test_tpu7x_has_no_int8_figure(dataset):
+    """Google's TPU7x table and its JAX tpu_info list no int8 peak; one must not be filled in by analogy."""
+    assert field_value(dataset.device("tpu-v7"), "int8.matrix") is None
 
 
 def test_tpu_int8_doubles_bf16_from_v5_on(dataset):
@@ -115,7 +125,7 @@ def test_trainium2_sparse_figure_is_not_filed_for_16_bit_formats(dataset):
 
 
 def test_groq_sram_is_220_mib(dataset):
-    # Groq ISCA 2020 / Hot Chips 34: 220 MiB of SRAM (= 230 decimal MB in Groq's product brief).
+    # Groq product briefs via ALCF: 230 MB of on-chip memory (decimal) = the 220 MiB of Groq's ISCA 2020 paper.
     device = dataset.device("groq-lpu")
     assert device["memory"]["type"] == "SRAM"
     assert device["memory"]["capacity_gib"] == pytest.approx(220 / 1024, abs=0.001)
@@ -126,7 +136,15 @@ def test_groq_peaks(dataset):
     # GroqChip product description (via ALCF): 750 TOPS (INT8) and 188 TFLOPS (FP16) at 900 MHz.
     assert value(dataset, "groq-lpu", "int8.matrix.dense") == 750
     assert value(dataset, "groq-lpu", "fp16.matrix.dense") == 188
+    # GroqChip brief "up to 80 TB/s on-die memory bandwidth", as quoted by TechPowerUp: the note must say so.
     assert value(dataset, "groq-lpu", "bandwidth") == 80_000
+    assert "as quoted by TechPowerUp" in dataset.device("groq-lpu")["memory"]["note"]
+
+
+def test_groq_c2c_bandwidth_is_both_directions_of_16_links(dataset):
+    # Linley Newsletter, 10 Nov 2020: 16 chip-to-chip links of four 30 Gbit/s lanes, 480 GB/s in total.
+    per_direction_gb_s = 16 * 4 * 30 / 8
+    assert value(dataset, "groq-lpu", "interconnect") == 2 * per_direction_gb_s == 480
 
 
 def test_cerebras_wse3_sram_and_sparse_only_peak(dataset):
@@ -138,6 +156,15 @@ def test_cerebras_wse3_sram_and_sparse_only_peak(dataset):
     # 125 PFLOPS counts sparsity: it must never appear as a dense figure.
     assert value(dataset, "cerebras-wse-3", "fp16.vector.sparse") == 125_000
     assert all(e["sparsity"] == "sparse" for e in device["compute"])
+
+
+def test_cerebras_peak_cannot_be_dense(dataset):
+    """900,000 cores x 8 FP16 lanes x 2 FLOP (The Next Platform) would need ~8.7 GHz for 125 PFLOP/s dense."""
+    flop_per_clock = 900_000 * 8 * 2
+    clock_ghz_needed = value(dataset, "cerebras-wse-3", "fp16.vector.sparse") * 1e12 / flop_per_clock / 1e9
+    assert clock_ghz_needed > 5
+    note = dataset.device("cerebras-wse-3")["compute"][0]["note"]
+    assert "names neither the precision nor whether sparsity is counted" in note
 
 
 # --- Cards, SoCs, FPGAs and NPUs -----------------------------------------------
@@ -152,6 +179,14 @@ def test_cerebras_wse3_sram_and_sparse_only_peak(dataset):
         ("tenstorrent-wormhole-n300", "fp8.matrix.dense", 466),
         ("tenstorrent-wormhole-n300", "fp16.matrix.dense", 131),
         ("tenstorrent-wormhole-n300", "tdp", 300),
+        # Tenstorrent Blackhole spec table (docs.tenstorrent.com/aibs/blackhole/specifications.html), p150a column:
+        # 32 GB GDDR6, 512 GB/s, "TeraFLOPS (FP8)" 774, "TeraFLOPS (FP16)" 194, TBP 300W, 4x QSFP-DD 800G
+        ("tenstorrent-blackhole-p150a", "memory", 32),
+        ("tenstorrent-blackhole-p150a", "bandwidth", 512),
+        ("tenstorrent-blackhole-p150a", "fp8.matrix.dense", 774),
+        ("tenstorrent-blackhole-p150a", "fp16.matrix.dense", 194),
+        ("tenstorrent-blackhole-p150a", "tdp", 300),
+        ("tenstorrent-blackhole-p150a", "interconnect", 4 * 800 / 8),
         # Apple newsroom (Oct 2024): M4 Max up to 128 GB unified memory, 546 GB/s; M4 Neural Engine 38 TOPS
         ("apple-m4-max", "memory", 128),
         ("apple-m4-max", "bandwidth", 546),
@@ -167,6 +202,24 @@ def test_cerebras_wse3_sram_and_sparse_only_peak(dataset):
 )
 def test_card_soc_reference_values(dataset, device_id, field, expected):
     assert value(dataset, device_id, field) == expected
+
+
+def test_blackhole_bandwidth_follows_bus_and_data_rate(dataset):
+    # Tenstorrent: 256-bit GDDR6 bus at 16 GT/s
+    assert value(dataset, "tenstorrent-blackhole-p150a", "bandwidth") == 256 * 16 / 8
+
+
+def test_blackhole_price_is_a_dated_launch_price(dataset):
+    # Hardwareluxx on Tenstorrent Dev Day (April 2025): p150a 1,299 USD when orders opened.
+    price = dataset.device("tenstorrent-blackhole-p150a")["price"]
+    assert (price["usd"], price["kind"], price["as_of"]) == (1299, "launch-msrp", "2025-04")
+    assert "as quoted by Hardwareluxx" in price["note"]
+
+
+def test_apple_neural_engine_figure_says_its_precision_is_unknown(dataset):
+    """Apple's '38 trillion operations per second' names no number format; the entry must not pass it off as INT8."""
+    entry = next(e for e in dataset.device("apple-m4-max")["compute"] if e["tflops"] == 38)
+    assert "precision unknown" in entry["note"] and "assumption" in entry["note"]
 
 
 def test_m3_ultra_gpu_peak_follows_its_stated_derivation(dataset):
