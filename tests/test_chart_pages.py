@@ -103,7 +103,7 @@ def test_breakdown_bar_is_the_estimators_breakdown(catalog):
     bar = chart_estimates.breakdown_bar(CASE_70B, "de", catalog)
     expected = vram(CASE_70B, catalog)
     assert bar["parts"] == expected["breakdown"]
-    assert bar["label"] == "Llama 3.1 70B, Q4_K_M, 8.192 Token"
+    assert bar["label"] == "Llama 3.1 70B, Q4_K_M, 8.192 Tokens"
     # Q4_K_M weights of Llama 3.1 70B: llama.cpp's ~42.5 GB file is about 40 GiB.
     assert 38 < bar["parts"]["weights_gib"] < 42
 
@@ -222,7 +222,7 @@ print(json.dumps({"roof": roof, "bars": bars, "intensity": speed["arithmetic_int
     assert "Llama 3.1 8B, Decode, Batch 1" in got["roof"]
     bars = ET.fromstring(got["bars"][got["bars"].index("<svg"): got["bars"].index("</svg>") + 6])
     assert float(bars.find(".//svg:g[@class='atlas-bar']", NS).get("data-total")) == pytest.approx(got["total"], rel=1e-5)
-    assert "Llama 3.1 70B, Q4_K_M, 8.192 Token" in got["bars"]
+    assert "Llama 3.1 70B, Q4_K_M, 8.192 Tokens" in got["bars"]
 
 
 def test_kernel_examples_on_the_roofline_come_from_the_kernel_demos(dataset):
