@@ -44,7 +44,8 @@ window.__longtasks = [];
 new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__longtasks.push(e.duration)))
   .observe({ type: "longtask", buffered: true });
 """
-READY = "document.querySelector('[data-calc-status]').dataset.calcStatus === 'ready'"
+# Function predicates, not bare expressions: Playwright evaluates those with eval, which the CSP refuses.
+READY = "() => document.querySelector('[data-calc-status]').dataset.calcStatus === 'ready'"
 PHASES = """() => {
   const rt = document.querySelector('[data-atlas-calculator]').atlasCalculator.runtime;
   return { worker_started: rt.started, pyodide: rt.info.pyodide_ms, python_setup: rt.info.total_ms - rt.info.pyodide_ms,
@@ -60,12 +61,15 @@ WORKER_CALLS = """async (n) => {
   }
   return times;
 }"""
-BARE = """async (base) => {
-  const code = `import { loadPyodide } from "${base}/assets/vendor/pyodide/pyodide.mjs";
-    const t0 = performance.now();
-    await loadPyodide({ indexURL: "${base}/assets/vendor/pyodide/" });
-    postMessage(performance.now() - t0);`;
-  const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+# The bare baseline runs in a worker file served from the site itself: the site's
+# Content-Security-Policy allows workers from 'self' only (no blob: URLs).
+BARE_WORKER_FILE = "bench-bare-worker.mjs"
+BARE_WORKER = """import { loadPyodide } from "./assets/vendor/pyodide/pyodide.mjs";
+const t0 = performance.now();
+await loadPyodide({ indexURL: new URL("./assets/vendor/pyodide/", import.meta.url).href });
+postMessage(performance.now() - t0);
+"""
+BARE = """async (url) => {
   const t0 = performance.now();
   const worker = new Worker(url, { type: "module" });
   await new Promise((resolve) => { worker.onmessage = resolve; });
@@ -135,6 +139,7 @@ def percentile(values, q):
 def run(site: Path, runs: int) -> dict:
     from playwright.sync_api import sync_playwright
 
+    (site / BARE_WORKER_FILE).write_text(BARE_WORKER, encoding="utf-8")
     server, base = serve(site)
     bare, ready, longest, calc_bytes, recompute, calls, phases = [], [], [], [], [], [], []
     load_before = os.getloadavg()[0]
@@ -145,7 +150,7 @@ def run(site: Path, runs: int) -> dict:
             ctx = browser.new_context()
             page = ctx.new_page()
             page.goto(base + CONTENT)
-            bare.append(page.evaluate(BARE, base))
+            bare.append(page.evaluate(BARE, f"{base}/{BARE_WORKER_FILE}"))
             ctx.close()
 
             ctx = browser.new_context()
@@ -154,9 +159,9 @@ def run(site: Path, runs: int) -> dict:
             sizes = transferred(page)
             page.goto(base + VRAM)
             page.wait_for_function(READY, timeout=300_000)
-            ready.append(page.evaluate("performance.now()"))
+            ready.append(page.evaluate("() => performance.now()"))
             phases.append(page.evaluate(PHASES))
-            longest.append(max(page.evaluate("window.__longtasks"), default=0.0))
+            longest.append(max(page.evaluate("() => window.__longtasks"), default=0.0))
             calc_bytes.append(sizes["bytes"])
             recompute += page.evaluate(RECOMPUTE, 20)
             calls += page.evaluate(WORKER_CALLS, 20)
@@ -183,6 +188,7 @@ def run(site: Path, runs: int) -> dict:
         browser.close()
     server.terminate()
     server.wait()
+    (site / BARE_WORKER_FILE).unlink()
 
     med = statistics.median
     return {
