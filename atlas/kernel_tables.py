@@ -140,13 +140,6 @@ def _figure(value: float, lang: str) -> str:
     return l10n.format_significant(value, lang, 3)
 
 
-def ridge_text(devices_by_id: dict, lang: str, device_id: str, precision: str = "bf16") -> str:
-    """A device's ridge point (FLOP/byte) for running text, three significant digits."""
-    _, peak, bandwidth = device_roof(devices_by_id, device_id, precision)
-    ridge = critical_intensity(peak["value"], bandwidth)
-    return f'<span class="atlas-spec" data-device="{escape(device_id)}" data-result="ridge_flop_per_byte">{_figure(ridge, lang)}</span>'
-
-
 def roofline_table(devices_by_id: dict, lang: str, ids, precision: str = "bf16", intensities=(1, 10, 100, 1000), demo: str = "matmul") -> str:
     """Peak, bandwidth, ridge point and attainable TFLOP/s at each intensity, one row per device.
 

@@ -20,11 +20,6 @@ def register(env, ctx):
         return kernel_tables.roofline_table(ctx.dataset.devices, ctx.lang(), ids, precision, intensities, demo)
 
     @env.macro
-    def ridge_point(device_id, precision="bf16"):
-        """A device's ridge point in FLOP/byte (dense peak / bandwidth), e.g. ridge_point('h100-sxm')."""
-        return kernel_tables.ridge_text(ctx.dataset.devices, ctx.lang(), device_id, precision)
-
-    @env.macro
     def roofline_workloads(device_id, precision="bf16"):
         """Example workloads on one device's roofline, e.g. roofline_workloads('h100-sxm')."""
         return kernel_tables.roofline_workloads(ctx.dataset.devices, ctx.lang(), device_id, precision)

@@ -74,7 +74,6 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
             ((["h100-sxm", "tpu-v5p"],), {}),
             ((["h100-sxm"],), {"precision": "fp32", "demo": "intensity"}),
         ],
-        "ridge_point": [(("h100-sxm",), {})],
         "roofline_workloads": [(("h100-sxm",), {})],
         "systolic_table": [((), {})],
         "systolic_trace": [((), {})],
