@@ -28,6 +28,16 @@ def format_figure(value: float, lang: str) -> str:
     return l10n.format_number(value, lang, 1 if abs(value) < 10_000 else 0)
 
 
+def field_label(name: str, lang: str) -> str:
+    """Localised name of field ``name`` for running text, without its unit: 'BF16 (matrix unit, dense)',
+    'Memory bandwidth'."""
+    field = parse_field(name)
+    if isinstance(field, ComputeField):
+        unit = l10n.t(lang, f"unit_kind.{field.unit}")
+        return f"{l10n.t(lang, f'precision.{field.precision}')} ({unit}, {l10n.t(lang, f'sparsity.{field.sparsity}')})"
+    return l10n.t(lang, f"col.{field}")
+
+
 def column_header(name: str, lang: str) -> str:
     """Localised header text of column ``name``, with its unit."""
     field = parse_field(name)

@@ -15,6 +15,7 @@ from atlas import chart_estimates, glossary
 from atlas.fields import field_number as figure
 from atlas.fields import field_value
 from atlas.safe import inline_text
+from atlas.tables import field_label
 from calculators import roofline
 
 
@@ -43,7 +44,7 @@ def register(env, ctx):
         """Critical arithmetic intensity (operations per byte) = peak of ``field`` ÷ memory bandwidth."""
         dev = device(device_id)
         value = roofline.critical_intensity(figure(dev, field), figure(dev, "bandwidth"))
-        title = l10n.t(lang(), "derived.intensity_title", device=dev["name"], field=field)
+        title = l10n.t(lang(), "derived.intensity_title", device=dev["name"], field=field_label(field, lang()))
         return derived_span(l10n.format_rounded(value, lang(), 3), title, "intensity")
 
     @env.macro
@@ -51,7 +52,7 @@ def register(env, ctx):
         """Figure ``field_a`` of ``device_a`` divided by ``field_b`` of ``device_b`` (e.g. 2 for FP8 vs BF16)."""
         a, b = device(device_a), device(device_b)
         value = figure(a, field_a) / figure(b, field_b)
-        title = l10n.t(lang(), "derived.ratio_title", a=f"{a['name']} {field_a}", b=f"{b['name']} {field_b}")
+        title = l10n.t(lang(), "derived.ratio_title", a=f"{a['name']} {field_label(field_a, lang())}", b=f"{b['name']} {field_label(field_b, lang())}")
         return derived_span(l10n.format_rounded(value, lang(), digits), title, "ratio")
 
     @env.macro
@@ -75,7 +76,7 @@ def register(env, ctx):
         """Milliseconds for ``flops`` operations at the device's peak for ``field``."""
         dev = device(device_id)
         value = roofline.compute_time_s(flops, figure(dev, field)) * 1000
-        title = l10n.t(lang(), "derived.compute_time_title", device=dev["name"], field=field)
+        title = l10n.t(lang(), "derived.compute_time_title", device=dev["name"], field=field_label(field, lang()))
         return derived_span(l10n.format_rounded(value, lang(), 2), title, "compute-time")
 
     @env.macro
@@ -85,7 +86,7 @@ def register(env, ctx):
         if not 0 < utilisation <= 1:
             raise ValueError(f"utilisation must be in (0, 1]; got {utilisation!r}")
         value = roofline.compute_time_s(flops, figure(dev, field), utilisation) / 3600
-        title = l10n.t(lang(), "derived.device_hours_title", device=dev["name"], field=field)
+        title = l10n.t(lang(), "derived.device_hours_title", device=dev["name"], field=field_label(field, lang()))
         return derived_span(l10n.format_rounded(value, lang(), 2), title, "device-hours")
 
     @env.macro
@@ -95,7 +96,7 @@ def register(env, ctx):
         if not 0 < utilisation <= 1 or devices < 1:
             raise ValueError(f"need 0 < utilisation <= 1 and devices >= 1; got {utilisation!r}, {devices!r}")
         value = roofline.compute_time_s(flops, figure(dev, field) * devices, utilisation) / 86400
-        title = l10n.t(lang(), "derived.wall_days_title", device=dev["name"], field=field, devices=devices)
+        title = l10n.t(lang(), "derived.wall_days_title", device=dev["name"], field=field_label(field, lang()), devices=devices)
         return derived_span(l10n.format_rounded(value, lang(), 2), title, "wall-days")
 
     def work_intensity(work, device_id) -> float:
@@ -120,7 +121,7 @@ def register(env, ctx):
         intensity = work_intensity(ops_per_byte, device_id)
         value = roofline.attainable_tflops(figure(dev, field), figure(dev, "bandwidth"), intensity)
         unit = l10n.t(lang(), field_value(dev, field).unit)
-        title = l10n.t(lang(), "derived.attainable_title", device=dev["name"], field=field)
+        title = l10n.t(lang(), "derived.attainable_title", device=dev["name"], field=field_label(field, lang()))
         return derived_span(f"{l10n.format_rounded(value, lang(), 3)}\u00a0{unit}", title, "attainable")
 
     @env.macro

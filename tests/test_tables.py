@@ -34,6 +34,12 @@ def test_headers_follow_language(dataset):
     assert "BF16 Matrixeinheit, dicht (TFLOP/s)" in de
 
 
+def test_field_label_for_running_text():
+    assert tables.field_label("bf16.matrix.dense", "en") == "BF16 (matrix unit, dense)"
+    assert tables.field_label("fp8.matrix.sparse", "de") == "FP8 (Matrixeinheit, dünnbesetzt)"
+    assert tables.field_label("bandwidth", "de") == "Speicherbandbreite"
+
+
 def test_missing_figure_shows_a_dash_not_zero(dataset):
     html = tables.device_table(dataset.devices, "en", columns=["name", "fp8.matrix.dense"], ids=["a100-sxm-80gb"])
     assert ">—<" in row(html, "a100-sxm-80gb")
