@@ -144,51 +144,53 @@ def run(site: Path, runs: int) -> dict:
     bare, ready, longest, calc_bytes, recompute, calls, phases = [], [], [], [], [], [], []
     load_before = os.getloadavg()[0]
     focus = {"load": [], "focus": []}
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        for _ in range(runs):
-            ctx = browser.new_context()
-            page = ctx.new_page()
-            page.goto(base + CONTENT)
-            bare.append(page.evaluate(BARE, f"{base}/{BARE_WORKER_FILE}"))
-            ctx.close()
-
-            ctx = browser.new_context()
-            ctx.add_init_script(LONGTASKS)
-            page = ctx.new_page()
-            sizes = transferred(page)
-            page.goto(base + VRAM)
-            page.wait_for_function(READY, timeout=300_000)
-            ready.append(page.evaluate("() => performance.now()"))
-            phases.append(page.evaluate(PHASES))
-            longest.append(max(page.evaluate("() => window.__longtasks"), default=0.0))
-            calc_bytes.append(sizes["bytes"])
-            recompute += page.evaluate(RECOMPUTE, 20)
-            calls += page.evaluate(WORKER_CALLS, 20)
-            ctx.close()
-
-        for mode in ("load", "focus"):
-            for _ in range(max(2, runs // 2)):
+    try:  # the server and the worker file go even when a measurement fails
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            for _ in range(runs):
                 ctx = browser.new_context()
-                ctx.add_init_script(f"globalThis.atlasCalculatorStart = {json.dumps(mode)};")
                 page = ctx.new_page()
-                page.goto(base + VRAM)
-                page.wait_for_timeout(2000)  # the reader reads the pre-computed answer for two seconds
-                t0 = time.perf_counter()
-                page.focus("[name=context]")
-                page.wait_for_function(READY, timeout=300_000)
-                focus[mode].append((time.perf_counter() - t0) * 1000)
+                page.goto(base + CONTENT)
+                bare.append(page.evaluate(BARE, f"{base}/{BARE_WORKER_FILE}"))
                 ctx.close()
 
-        ctx = browser.new_context()
-        page = ctx.new_page()
-        sizes = transferred(page)
-        page.goto(base + CONTENT, wait_until="networkidle")
-        content_bytes = sizes["bytes"]
-        browser.close()
-    server.terminate()
-    server.wait()
-    (site / BARE_WORKER_FILE).unlink()
+                ctx = browser.new_context()
+                ctx.add_init_script(LONGTASKS)
+                page = ctx.new_page()
+                sizes = transferred(page)
+                page.goto(base + VRAM)
+                page.wait_for_function(READY, timeout=300_000)
+                ready.append(page.evaluate("() => performance.now()"))
+                phases.append(page.evaluate(PHASES))
+                longest.append(max(page.evaluate("() => window.__longtasks"), default=0.0))
+                calc_bytes.append(sizes["bytes"])
+                recompute += page.evaluate(RECOMPUTE, 20)
+                calls += page.evaluate(WORKER_CALLS, 20)
+                ctx.close()
+
+            for mode in ("load", "focus"):
+                for _ in range(max(2, runs // 2)):
+                    ctx = browser.new_context()
+                    ctx.add_init_script(f"globalThis.atlasCalculatorStart = {json.dumps(mode)};")
+                    page = ctx.new_page()
+                    page.goto(base + VRAM)
+                    page.wait_for_timeout(2000)  # the reader reads the pre-computed answer for two seconds
+                    t0 = time.perf_counter()
+                    page.focus("[name=context]")
+                    page.wait_for_function(READY, timeout=300_000)
+                    focus[mode].append((time.perf_counter() - t0) * 1000)
+                    ctx.close()
+
+            ctx = browser.new_context()
+            page = ctx.new_page()
+            sizes = transferred(page)
+            page.goto(base + CONTENT, wait_until="networkidle")
+            content_bytes = sizes["bytes"]
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait()
+        (site / BARE_WORKER_FILE).unlink(missing_ok=True)
 
     med = statistics.median
     return {
