@@ -18,6 +18,7 @@ from atlas.fields import parse_field
 from atlas.tables import format_figure
 from calculators.roofline import attainable_tflops, critical_intensity, matmul_intensity
 from kernels import devices, roofline, systolic
+from kernels.fused_common import OPS as FUSED_OPS
 from kernels.intensity_common import intensity as fma_intensity
 
 MEASUREMENT_COLUMNS = ("device", "backend", "params", "measured", "peak", "percent", "software", "date")
@@ -100,23 +101,37 @@ def measurement_row(entry: dict, devices_by_id: dict, lang: str) -> str:
     return f'<tr data-measurement="{escape(entry["id"])}"{device_attr}>{"".join(cells)}</tr>'
 
 
-def measurements_table(measurements: dict, devices_by_id: dict, lang: str, demo: str, backend: str | None = None) -> str:
-    """A sortable table of the recorded measurements of ``demo`` (optionally one backend), best first."""
+def measurements_table(
+    measurements: dict, devices_by_id: dict, lang: str, demo: str, backend: str | None = None, op: str | None = None
+) -> str:
+    """A sortable table of the recorded measurements of ``demo``, best first.
+
+    ``backend`` keeps one backend; ``op`` keeps one operation of the fused
+    demo ("softmax" or "layernorm"). Without ``op`` the fused demo's rows are
+    grouped by operation, and the options column names it (``--op ...``).
+    """
     from kernels import BACKENDS, DEMOS
 
     if demo not in DEMOS:
         raise ValueError(f"unknown demo {demo!r}; expected one of {', '.join(DEMOS)}")
     if backend is not None and backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
-    rows = [m for m in measurements.values() if m["demo"] == demo and (backend is None or m["backend"] == backend)]
+    if op is not None and (demo != "fused" or op not in FUSED_OPS):
+        raise ValueError(f"unknown op {op!r} for the {demo} demo; the fused demo has {', '.join(FUSED_OPS)}")
+    rows = [
+        m
+        for m in measurements.values()
+        if m["demo"] == demo and (backend is None or m["backend"] == backend) and (op is None or m["params"].get("op") == op)
+    ]
     if not rows:
         return f'<p class="atlas-empty" data-result="no_measurements">{escape(l10n.t(lang, "kernels.no_measurements"))}</p>'
-    rows.sort(key=lambda m: (m["device"] is None, m["device"] or m["device_name"], m["backend"], -m["result"]["value"]))
+    rows.sort(key=lambda m: (m["params"].get("op", ""), m["device"] is None, m["device"] or m["device_name"], m["backend"], -m["result"]["value"]))
     head = "".join(f'<th scope="col">{escape(l10n.t(lang, "kernels.col." + c))}</th>' for c in MEASUREMENT_COLUMNS)
     body = "".join(measurement_row(m, devices_by_id, lang) for m in rows)
     caption = escape(l10n.t(lang, "kernels.table_caption"))
+    op_attr = f' data-op="{escape(op)}"' if op else ""
     return (
-        f'<table data-atlas-table="measurements" data-demo="{escape(demo)}" data-sortable>'
+        f'<table data-atlas-table="measurements" data-demo="{escape(demo)}"{op_attr} data-sortable>'
         f"<caption>{caption}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     )
 

@@ -9,8 +9,9 @@ Four demos, each written once per backend as a self-contained file
   (2·M·N·K operations) against the dense peak of that precision;
 - ``intensity``: an element-wise kernel doing a chosen number of FMAs per
   element loaded, swept over arithmetic intensity to trace the roofline;
-- ``fused``: row softmax as separate operations vs one fused kernel; the
-  memory traffic saved and the effective bandwidth of each.
+- ``fused``: row softmax or layer norm (``--op``) as separate operations vs
+  one fused kernel; the memory traffic saved and the effective bandwidth of
+  each.
 
 Two more modules run in the browser as well as here (standard library only):
 ``systolic`` (a cycle-by-cycle systolic-array matrix-multiply simulator) and

@@ -1,19 +1,22 @@
-"""Fused vs unfused row softmax on the CPU with NumPy.
+"""Fused vs unfused row softmax or layer norm on the CPU with NumPy.
 
-Unfused: five whole-matrix NumPy operations, each a pass through main
-memory (see kernels/fused_common.py for the count: 8 passes).
-"Fused": NumPy has no kernel fusion, so the same five operations run on
-blocks of rows small enough to stay in the CPU cache; main memory then sees
-one read of x and one write of y (2 passes). That is what a fused GPU kernel
-does with a row in registers or shared memory.
+Unfused: the steps of kernels/fused_common.py's tables as whole-matrix NumPy
+operations, each a pass through main memory (8 passes for softmax, 10 for
+layer norm).
+"Fused": NumPy has no kernel fusion, so the same operations run on blocks of
+rows small enough to stay in the CPU cache; main memory then sees one read
+of x and one write of y (2 passes). That is what a fused GPU kernel does
+with a row in registers or shared memory.
 
 The headline is the fused version's effective bandwidth (2 passes over its
 time) against the device's peak memory bandwidth.
 
     python kernels/fused_numpy.py --rows 8192 --cols 4096
+    python kernels/fused_numpy.py --op layernorm --rows 8192 --cols 4096
 """
 
 import sys
+from functools import partial
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
@@ -35,15 +38,34 @@ def softmax_unfused(x, t, y):
     np.divide(t, s, out=y)
 
 
-def softmax_blocked(x, y, block_rows):
+def layernorm_unfused(x, t, y, gamma, beta):
+    mu = x.mean(axis=1, keepdims=True)
+    np.subtract(x, mu, out=t)
+    v = np.vecdot(t, t)[:, None] / x.shape[1]  # one read of t: no t * t in memory
+    np.multiply(t, 1 / np.sqrt(v + common.EPS), out=t)
+    np.multiply(t, gamma, out=t)
+    np.add(t, beta, out=y)
+
+
+def unfused_steps(op: str, cols: int):
+    """The unfused sequence of ``op`` as a function (x, t, y) -> None that writes y."""
+    if op == "softmax":
+        return softmax_unfused
+    gamma, beta = common.affine(cols)
+    return partial(layernorm_unfused, gamma=gamma, beta=beta)
+
+
+def blocked(steps, x, y, block_rows):
+    """Run ``steps`` on one block of rows at a time, so its intermediate t stays in the cache."""
     t = np.empty((block_rows, x.shape[1]), dtype=x.dtype)
     for start in range(0, x.shape[0], block_rows):
         xb, yb = x[start : start + block_rows], y[start : start + block_rows]
-        softmax_unfused(xb, t[: xb.shape[0]], yb)
+        steps(xb, t[: xb.shape[0]], yb)
 
 
 def main(argv=None) -> int:
-    p = harness.parser("fused", "numpy", "Fused vs unfused row softmax with NumPy on the CPU.")
+    p = harness.parser("fused", "numpy", "Fused vs unfused row softmax or layer norm with NumPy on the CPU.")
+    common.add_op_option(p)
     p.add_argument("--rows", type=harness.positive_int, default=8192)
     p.add_argument("--cols", type=harness.positive_int, default=4096)
     args = p.parse_args(argv)
@@ -51,26 +73,27 @@ def main(argv=None) -> int:
     x = np.random.default_rng(0).standard_normal((args.rows, args.cols), dtype=np.float32)
     t, y = np.empty_like(x), np.empty_like(x)
     block_rows = max(1, BLOCK_BYTES // (args.cols * x.itemsize))
+    steps = unfused_steps(args.op, args.cols)
 
-    unfused = harness.median(harness.time_runs(lambda: softmax_unfused(x, t, y), args.repeat, args.warmup))
-    fused = harness.median(harness.time_runs(lambda: softmax_blocked(x, y, block_rows), args.repeat, args.warmup))
+    unfused = harness.median(harness.time_runs(lambda: steps(x, t, y), args.repeat, args.warmup))
+    fused = harness.median(harness.time_runs(lambda: blocked(steps, x, y, block_rows), args.repeat, args.warmup))
 
-    expected = common.reference(x)
+    expected = common.expected(args.op, x)
     y.fill(np.nan)
-    softmax_unfused(x, t, y)
+    steps(x, t, y)
     error = harness.relative_error(y, expected)
     y.fill(np.nan)
-    softmax_blocked(x, y, block_rows)
+    blocked(steps, x, y, block_rows)
     error = max(error, harness.relative_error(y, expected))
 
-    info = common.details(args.rows, args.cols, unfused, fused)
+    info = common.details(args.rows, args.cols, unfused, fused, op=args.op)
     return harness.finish(
         args,
         demo="fused",
         backend="numpy",
         device_name=devices.cpu_name(),
         platform_name="cpu",
-        params={"op": "softmax", "rows": args.rows, "cols": args.cols, "dtype": "fp32"},
+        params={"op": args.op, "rows": args.rows, "cols": args.cols, "dtype": "fp32"},
         achieved=info["fused_gb_s"],
         unit="gb_s",
         check_result=harness.check(error, 1e-5),

@@ -61,10 +61,12 @@ run intensity-cuda "$PY" -m kernels run intensity cuda -- --size $N --fmas $FMAS
 run intensity-torch "$PY" kernels/intensity_torch.py --size $N --fmas 1,4,16,64,256 --on cuda
 run intensity-jax "$PY" kernels/intensity_jax.py --size $N --fmas 1,4,16,64,256
 
-for backend in torch triton jax; do
-  run "fused-$backend" "$PY" kernels/fused_$backend.py --rows 32768 --cols 8192
+for op in softmax layernorm; do
+  for backend in torch triton jax; do
+    run "fused-$op-$backend" "$PY" kernels/fused_$backend.py --op $op --rows 32768 --cols 8192
+  done
+  run "fused-$op-cuda" "$PY" -m kernels run fused cuda -- --op $op --rows 32768 --cols 8192
 done
-run fused-cuda "$PY" -m kernels run fused cuda -- --rows 32768 --cols 8192
 
 "$PY" -m kernels record "$OUT/results.jsonl" --out "$OUT/measurements" 2>&1 | tee -a "$OUT/log.txt"
 log "== done in $SECONDS s; results in $OUT"

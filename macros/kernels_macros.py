@@ -9,9 +9,10 @@ from atlas import kernel_tables
 
 def register(env, ctx):
     @env.macro
-    def measurements_table(demo, backend=None):
-        """Recorded measurements of one demo against their devices' peaks, e.g. measurements_table('matmul')."""
-        return kernel_tables.measurements_table(ctx.dataset.measurements, ctx.dataset.devices, ctx.lang(), demo, backend)
+    def measurements_table(demo, backend=None, op=None):
+        """Recorded measurements of one demo against their devices' peaks, e.g. measurements_table('matmul');
+        op= keeps one operation of the fused demo, e.g. measurements_table('fused', op='layernorm')."""
+        return kernel_tables.measurements_table(ctx.dataset.measurements, ctx.dataset.devices, ctx.lang(), demo, backend, op)
 
     @env.macro
     def roofline_table(ids, precision="bf16", intensities=(1, 10, 100, 1000), demo="matmul"):

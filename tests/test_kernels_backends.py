@@ -63,6 +63,7 @@ TORCH_RUNS = [
     ("matmul", ["--precision", "fp8", "--size", "128"], "tflops"),
     ("intensity", ["--size", "100000", "--fmas", "1,8,32"], "tflops"),
     ("fused", ["--rows", "256", "--cols", "512"], "gb_s"),
+    ("fused", ["--op", "layernorm", "--rows", "256", "--cols", "512"], "gb_s"),
 ]
 
 
@@ -104,6 +105,7 @@ JAX_RUNS = [
     ("matmul", ["--precision", "bf16", "--size", "256"], "tflops"),
     ("intensity", ["--size", "100000", "--fmas", "1,8,32"], "tflops"),
     ("fused", ["--rows", "256", "--cols", "512"], "gb_s"),
+    ("fused", ["--op", "layernorm", "--rows", "256", "--cols", "512"], "gb_s"),
 ]
 
 
@@ -125,6 +127,7 @@ TRITON_RUNS = [
     ("matmul", ["--precision", "fp8", "--size", "64"], "tflops"),
     ("intensity", ["--size", "5000", "--fmas", "1,16"], "tflops"),
     ("fused", ["--rows", "64", "--cols", "300"], "gb_s"),
+    ("fused", ["--op", "layernorm", "--rows", "64", "--cols", "300"], "gb_s"),
 ]
 INTERPRET = {"TRITON_INTERPRET": "1"}
 
@@ -154,6 +157,35 @@ def test_triton_without_gpu_or_interpreter_says_so():
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     done = subprocess.run([sys.executable, "kernels/bandwidth_triton.py"], cwd=REPO_ROOT, capture_output=True, text=True, env=env)
     assert done.returncode == 3 and "TRITON_INTERPRET=1" in done.stderr
+
+
+# --- layer norm in every Python backend: the counts of kernels/fused_common.py ----------------------
+
+LAYERNORM_RUNS = {
+    "torch": (["--on", "cpu", "--rows", "96", "--cols", "384", "--repeat", "2"], {}),
+    "jax": (["--rows", "96", "--cols", "384", "--repeat", "2"], {}),
+    "triton": (["--rows", "24", "--cols", "384", "--repeat", "1", "--warmup", "0"], INTERPRET),
+}
+
+
+@pytest.mark.parametrize("backend", sorted(LAYERNORM_RUNS))
+def test_layernorm_traffic_in_each_backend(backend):
+    need(backend)
+    options, env = LAYERNORM_RUNS[backend]
+    out = check_result(run([f"kernels/fused_{backend}.py", "--op", "layernorm", *options, "--json"], env), "fused", backend, "gb_s")
+    rows = out["params"]["rows"]
+    assert out["params"] == {"op": "layernorm", "rows": rows, "cols": 384, "dtype": "fp32"}
+    # 6 reads + 4 writes unfused, 1 read + 1 write fused, of rows x 384 float32 values
+    assert out["details"]["unfused_bytes"] == 10 * rows * 384 * 4 and out["details"]["fused_bytes"] == 2 * rows * 384 * 4
+    assert out["details"]["traffic_saved_percent"] == 80.0
+    assert out["check"]["relative_error"] < 1e-6
+
+
+@pytest.mark.parametrize("backend", sorted(LAYERNORM_RUNS))
+def test_unknown_op_exits_2(backend):
+    need(backend)
+    done = run([f"kernels/fused_{backend}.py", "--op", "rmsnorm"], LAYERNORM_RUNS[backend][1])
+    assert done.returncode == 2 and "invalid choice: 'rmsnorm'" in done.stderr and "Traceback" not in done.stderr
 
 
 # --- CUDA C: compiled with nvcc --------------------------------------------------------------------
@@ -187,3 +219,12 @@ def test_cuda_demo_rejects_bad_options(tmp_path):
     assert done.returncode == 2 and "multiple of 128" in done.stderr
     done = subprocess.run([str(binary), "--precision", "fp64"], capture_output=True, text=True)
     assert done.returncode == 2 and "must be fp32, fp16 or bf16" in done.stderr
+
+
+def test_cuda_fused_demo_rejects_an_unknown_op(tmp_path):
+    need_nvcc()
+    binary = cuda_build.build("fused", cuda_build.PORTABLE_ARCH, tmp_path)
+    done = subprocess.run([str(binary), "--op", "rmsnorm"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--op must be softmax or layernorm, got 'rmsnorm'" in done.stderr
+    done = subprocess.run([str(binary), "--op", "layernorm", "--cols", "20000"], capture_output=True, text=True)
+    assert done.returncode == 2 and "at most 12288" in done.stderr
