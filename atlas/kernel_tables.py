@@ -124,7 +124,8 @@ def measurements_table(
         if m["demo"] == demo and (backend is None or m["backend"] == backend) and (op is None or m["params"].get("op") == op)
     ]
     if not rows:
-        return f'<p class="atlas-empty" data-result="no_measurements">{escape(l10n.t(lang, "kernels.no_measurements"))}</p>'
+        message = l10n.t(lang, "kernels.no_measurements_op" if op else "kernels.no_measurements")
+        return f'<p class="atlas-empty" data-result="no_measurements">{escape(message)}</p>'
     rows.sort(key=lambda m: (m["params"].get("op", ""), m["device"] is None, m["device"] or m["device_name"], m["backend"], -m["result"]["value"]))
     head = "".join(f'<th scope="col">{escape(l10n.t(lang, "kernels.col." + c))}</th>' for c in MEASUREMENT_COLUMNS)
     body = "".join(measurement_row(m, devices_by_id, lang) for m in rows)

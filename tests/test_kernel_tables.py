@@ -69,3 +69,46 @@ def test_h200_peak_cell_says_it_is_half_the_sparse_figure(dataset):
     for lang, text in (("en", "half the sparse 1,979"), ("de", "Hälfte des Sparsity-Werts 1.979")):
         html = kernel_tables.measurements_table({"m1": entry(device="h200-sxm")}, dataset.devices, lang, "matmul")
         assert text in html
+
+
+def fused_entry(entry_id, op, value, backend="torch"):
+    return entry(
+        id=entry_id,
+        demo="fused",
+        backend=backend,
+        params={"op": op, "rows": 32768, "cols": 8192, "dtype": "fp32"},
+        result={"value": value, "unit": "gb_s"},
+        command=f"python kernels/fused_{backend}.py --op {op} --rows 32768 --cols 8192 --json",
+    )
+
+
+def test_fused_table_keeps_softmax_and_layer_norm_apart(dataset):
+    import re
+
+    recorded = {
+        "sm": fused_entry("sm", "softmax", 3000.0),
+        "ln": fused_entry("ln", "layernorm", 2900.0),
+        "ln-jax": fused_entry("ln-jax", "layernorm", 3100.0, backend="jax"),
+    }
+    both = kernel_tables.measurements_table(recorded, dataset.devices, "en", "fused")
+    # Grouped by operation (layernorm sorts before softmax), each row naming its op.
+    assert re.findall(r'data-measurement="([^"]+)"', both) == ["ln-jax", "ln", "sm"]
+    assert "<code>--op layernorm --rows 32768 --cols 8192 --dtype fp32</code>" in both
+    assert "<code>--op softmax --rows 32768 --cols 8192 --dtype fp32</code>" in both
+    ln = kernel_tables.measurements_table(recorded, dataset.devices, "de", "fused", op="layernorm")
+    assert 'data-op="layernorm"' in ln and re.findall(r'data-measurement="([^"]+)"', ln) == ["ln-jax", "ln"]
+    assert ">2.900\u00a0GB/s<" in ln  # German digit grouping
+    sm = kernel_tables.measurements_table(recorded, dataset.devices, "en", "fused", op="softmax")
+    assert re.findall(r'data-measurement="([^"]+)"', sm) == ["sm"]
+    # H100 SXM: 3,000 GB/s of 3,350 GB/s = 89.6 %
+    assert ">89.6%<" in sm
+    only_softmax = {"sm": recorded["sm"]}
+    assert "No measurements of this operation recorded yet." in kernel_tables.measurements_table(only_softmax, dataset.devices, "en", "fused", op="layernorm")
+    assert "Für diese Operation liegen noch keine Messungen vor." in kernel_tables.measurements_table(only_softmax, dataset.devices, "de", "fused", op="layernorm")
+
+
+def test_op_filter_is_checked(dataset):
+    with pytest.raises(ValueError, match="unknown op 'gelu'"):
+        kernel_tables.measurements_table({}, dataset.devices, "en", "fused", op="gelu")
+    with pytest.raises(ValueError, match="unknown op 'softmax' for the matmul demo"):
+        kernel_tables.measurements_table({}, dataset.devices, "en", "matmul", op="softmax")

@@ -188,3 +188,43 @@ def test_gpu_script_runs_layernorm_on_every_gpu_backend():
     assert 'run "fused-$op-$backend" "$PY" kernels/fused_$backend.py --op $op ' in text
     assert 'run "fused-$op-cuda" "$PY" -m kernels run fused cuda -- --op $op ' in text
     assert "for backend in torch triton jax; do" in text
+
+
+# --- the built page -----------------------------------------------------------------------------
+
+
+def fused_page(site, lang):
+    base = site / "de" if lang == "de" else site
+    return (base / "kernels" / "fused" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "lang, heading, total, saved",
+    [
+        ("en", "Layer norm", "10 passes</strong> (6 reads, 4 writes)", "1 − 2/10 = 80 %"),
+        ("de", "Layer-Norm", "10 Durchgänge</strong> (6 Lese-, 4 Schreibvorgänge)", "1 − 2/10 = 80 %"),
+    ],
+)
+def test_page_explains_layer_norm(built_site, lang, heading, total, saved):
+    text = fused_page(built_site, lang)
+    assert re.search(rf"<h2[^>]*>{heading}", text) and total in text and saved in text
+    # the step table lists the six steps of fused_common's docstring
+    for step in ("mu = rowmean(x)", "v = rowmean(t · t)", "t = t · rsqrt(v + ε)", "y = t + β"):
+        assert step in text, step
+    # every backend tab shows the layer-norm command next to the softmax one
+    commands = re.findall(r"--op layernorm --rows (?:32768 --cols 8192|8192 --cols 4096)", re.sub(r"<[^>]+>", "", text))
+    assert len(commands) >= 5
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_page_has_one_measurement_table_per_op(built_site, dataset, lang):
+    text = fused_page(built_site, lang)
+    for op, heading in (("softmax", "Softmax"), ("layernorm", "Layer norm" if lang == "en" else "Layer-Norm")):
+        section = re.search(rf"<h3[^>]*>{heading}.*?(?=<h[23])", text, re.S).group(0)
+        ids = sorted(m["id"] for m in dataset.measurements.values() if m["demo"] == "fused" and m["params"]["op"] == op)
+        if ids:
+            assert f'data-op="{op}"' in section
+            assert sorted(re.findall(r'data-measurement="([^"]+)"', section)) == ids
+            assert f"--op {op} " in section
+        else:
+            assert 'data-result="no_measurements"' in section
