@@ -103,6 +103,16 @@ def test_tpu_int8_doubles_bf16_from_v5_on(dataset):
         ("trainium2", "memory", 96),
         ("trainium2", "bandwidth", 2900),
         ("trainium2", "interconnect", 1280),
+        # Trainium3: "2,517 MXFP8/MXFP4 TFLOPS, 671 BF16/FP16/TF32 TFLOPS, 2,517 FP16/BF16/TF32 sparse TFLOPS,
+        # 183 FP32 TFLOPS", "144 GiB of device memory, with 4.9 TB/sec", NeuronLink-v4 "2.56 TB/sec bandwidth per device"
+        ("trainium3", "fp8.matrix.dense", 2517),
+        ("trainium3", "fp4.matrix.dense", 2517),
+        ("trainium3", "bf16.matrix.dense", 671),
+        ("trainium3", "tf32.matrix.dense", 671),
+        ("trainium3", "fp32.matrix.dense", 183),
+        ("trainium3", "memory", 144),
+        ("trainium3", "bandwidth", 4900),
+        ("trainium3", "interconnect", 2560),
         # Inferentia2: "380 INT8 TOPS, 190 FP16/BF16/cFP8/TF32 TFLOPS, and 47.5 FP32 TFLOPS", 32 GiB HBM
         ("inferentia2", "int8.matrix.dense", 380),
         ("inferentia2", "bf16.matrix.dense", 190),
@@ -115,10 +125,17 @@ def test_aws_reference_values(dataset, device_id, field, expected):
     assert value(dataset, device_id, field) == expected
 
 
-def test_trainium2_sparse_figure_is_not_filed_for_16_bit_formats(dataset):
+@pytest.mark.parametrize("device_id", ["trainium2", "trainium3"])
+def test_trainium_sparse_figure_is_not_filed_for_16_bit_formats(dataset, device_id):
     """AWS's one sparse figure is ~3.8x the BF16 rate (patterns beyond 2:4); filing it as BF16 sparse would mislead."""
     for field in ("bf16.matrix.sparse", "fp16.matrix.sparse", "tf32.matrix.sparse"):
-        assert field_value(dataset.device("trainium2"), field) is None
+        assert field_value(dataset.device(device_id), field) is None
+
+
+def test_trainium3_doubles_trainium2_at_fp8(dataset):
+    # AWS's "2x" per chip: MXFP8 2,517 vs cFP8 1,299 TFLOPS; BF16 stays at about the same rate.
+    assert value(dataset, "trainium3", "fp8.matrix.dense") / value(dataset, "trainium2", "fp8.matrix.dense") == pytest.approx(1.94, abs=0.01)
+    assert value(dataset, "trainium3", "bf16.matrix.dense") / value(dataset, "trainium2", "bf16.matrix.dense") == pytest.approx(1.0, abs=0.01)
 
 
 # --- SRAM-only designs ----------------------------------------------------------
