@@ -19,7 +19,7 @@ def value(dataset, device_id: str, field: str):
 
 # --- Google TPUs: Cloud TPU documentation, "System architecture" of each version ---
 
-TPUS = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7")
+TPUS = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7", "tpu-8t", "tpu-8i")
 
 
 @pytest.mark.parametrize(
@@ -56,6 +56,14 @@ TPUS = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7")
         ("tpu-v7", "memory", 192),
         ("tpu-v7", "bandwidth", 7380),
         ("tpu-v7", "interconnect", 1200),
+        # https://cloud.google.com/blog/products/compute/tpu-8t-and-tpu-8i-technical-deep-dive: "HBM capacity"
+        # 216 / 288 GB, "HBM bandwidth" 6,528 / 8,601 GB/s, "Peak FP4" 12.6 / 10.1 PFLOPs per chip
+        ("tpu-8t", "fp4.matrix.dense", 12600),
+        ("tpu-8t", "memory", 216),
+        ("tpu-8t", "bandwidth", 6528),
+        ("tpu-8i", "fp4.matrix.dense", 10100),
+        ("tpu-8i", "memory", 288),
+        ("tpu-8i", "bandwidth", 8601),
     ],
 )
 def test_tpu_reference_values(dataset, device_id, field, expected):
@@ -73,6 +81,15 @@ def test_tpu_peaks_are_dense_matrix_figures(dataset, device_id):
     """Google quotes MXU peaks without sparsity; a sparse or vector entry would be a filing mistake."""
     for entry in dataset.device(device_id)["compute"]:
         assert (entry["unit"], entry["sparsity"]) == ("matrix", "dense"), entry
+
+
+def test_tpu8_files_only_the_fp4_peak_google_states(dataset):
+    """The deep dive gives one FP4 peak per chip; BF16 or FP8 must not be derived from it."""
+    for device_id in ("tpu-8t", "tpu-8i"):
+        assert [e["precision"] for e in dataset.device(device_id)["compute"]] == ["fp4"]
+    # The training chip has more compute, the serving chip more and faster memory.
+    assert value(dataset, "tpu-8t", "fp4.matrix.dense") > value(dataset, "tpu-8i", "fp4.matrix.dense")
+    assert value(dataset, "tpu-8i", "bandwidth") > value(dataset, "tpu-8t", "bandwidth")
 
 
 def test_tpu7x_has_no_int8_figure(dataset):
