@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.checks.common import text_problems
-from atlas.checks.devices import device_problems
+from atlas.checks.devices import device_problems, runtime_name_key
 from atlas.checks.measurements import measurement_problems, measurement_references
 from atlas.checks.models import model_problems
 from atlas.errors import DataError, DataValidationError, dotted
@@ -64,9 +64,33 @@ def identical_figures(dataset: Dataset) -> list[DataError]:
     return errors
 
 
+def shared_runtime_names(dataset: Dataset) -> list[DataError]:
+    """A runtime name listed by two devices: the kernel demos could not tell which one they run on."""
+    owner, errors = {}, []
+    for device_id, device in dataset.devices.items():
+        for index, name in enumerate(device.get("runtime_names", [])):
+            key = runtime_name_key(name)
+            if key in owner and owner[key] != device_id:
+                errors.append(
+                    dataset.error(
+                        "devices",
+                        device_id,
+                        ("runtime_names", index),
+                        f"runtime name {name!r} is already listed by '{owner[key]}'; a name may identify one "
+                        "device only",
+                    )
+                )
+            owner.setdefault(key, device_id)
+    return errors
+
+
 # Checks that look at several entries at once; each returns a list of DataError.
 # They run only when every entry is valid on its own.
-CROSS_CHECKS: list[Callable[[Dataset], list[DataError]]] = [identical_figures, measurement_references]
+CROSS_CHECKS: list[Callable[[Dataset], list[DataError]]] = [
+    identical_figures,
+    shared_runtime_names,
+    measurement_references,
+]
 
 COLLECTIONS: tuple[Collection, ...] = (
     Collection("devices", "device", "hardware", "device.schema.json", device_problems),

@@ -57,6 +57,11 @@ def scaffold_text(
             line = f"vendor: {vendor}"
         elif line.startswith("price:") or line.startswith("notes:"):
             pass
+        elif line.startswith("runtime_names:"):  # names identify one device: never copy them
+            line = (
+                "# runtime_names: [...]  # the name(s) software reports for this device, e.g. "
+                "torch.cuda.get_device_name(); see CONTRIBUTING.md"
+            )
         line = re.sub(r"^(\s*accessed:\s*).*$", lambda m: m.group(1) + today.isoformat(), line)
         lines.append(line)
     body = "\n".join(lines) + "\n"

@@ -2,8 +2,10 @@
 
 The demos report the name the runtime gives the device (CUDA device name,
 JAX ``device_kind`` of a TPU, the CPU's model name) and match it to an id in
-``data/hardware/`` with the patterns below. ``--device <id>`` overrides the
-match. Peaks are never typed here: they are read from the data set through
+``data/hardware/`` through the entry's ``runtime_names`` (compared ignoring
+case and repeated spaces), so a contributor who adds a device adds its names
+in the same file. ``--device <id>`` overrides the match. Peaks are never
+typed here: they are read from the data set through
 ``atlas.fields.field_value``, the same lookup the site's tables use.
 
 Which figure a demo compares against (``peak``):
@@ -26,49 +28,12 @@ from __future__ import annotations
 
 import difflib
 import platform
-import re
 import subprocess
 from pathlib import Path
 
 from kernels import REPO_ROOT
 
 DATA_DIR = REPO_ROOT / "data"
-
-# (pattern on the reported name, data-set id). First match wins; a pattern
-# whose id is not in the data set is skipped, so the table can run ahead of
-# the data. Names as the runtimes report them: torch.cuda.get_device_name(),
-# jax.devices()[0].device_kind, the CPU model string.
-REPORTED_NAMES: tuple[tuple[str, str], ...] = (
-    (r"^(NVIDIA )?H100 80GB HBM3$", "h100-sxm"),
-    (r"^(NVIDIA )?H100 PCIe$", "h100-pcie"),
-    (r"^(NVIDIA )?H200$", "h200-sxm"),
-    (r"^(NVIDIA )?B200$", "b200"),
-    (r"^(NVIDIA )?A100-SXM4-80GB$", "a100-sxm-80gb"),
-    (r"^(NVIDIA )?A100-PCIE-40GB$", "a100-pcie-40gb"),
-    (r"^(Tesla )?V100-SXM2-32GB$", "v100-sxm2-32gb"),
-    (r"^(NVIDIA )?L40S$", "l40s"),
-    (r"^(NVIDIA )?L4$", "l4"),
-    (r"^(NVIDIA )?GeForce RTX 3090$", "rtx-3090"),
-    (r"^(NVIDIA )?GeForce RTX 4060$", "rtx-4060"),
-    (r"^(NVIDIA )?GeForce RTX 4090$", "rtx-4090"),
-    (r"^(NVIDIA )?GeForce RTX 5090$", "rtx-5090"),
-    (r"^(NVIDIA )?RTX PRO 6000 Blackwell Workstation Edition$", "rtx-pro-6000-blackwell"),
-    (r"^(NVIDIA )?GB10$", "dgx-spark"),
-    (r"^AMD Instinct MI250X(/MI250)?$", "mi250x"),
-    (r"^AMD Instinct MI300X( VF)?$", "mi300x"),
-    (r"^AMD Instinct MI325X( VF)?$", "mi325x"),
-    (r"^AMD Instinct MI355X( VF)?$", "mi355x"),
-    (r"^AMD Radeon RX 7900 XTX$", "radeon-rx-7900-xtx"),
-    (r"^TPU v4$", "tpu-v4"),
-    (r"^TPU v5( lite|e)$", "tpu-v5e"),
-    (r"^TPU v5p?$", "tpu-v5p"),
-    (r"^TPU v6( lite|e)$", "tpu-v6e"),
-    (r"^TPU ?7x?$", "tpu-v7"),
-    (r"^AMD EPYC 9654 96-Core Processor$", "epyc-9654"),
-    (r"^Apple M4 Max$", "apple-m4-max"),
-    (r"^Apple M3 Ultra$", "apple-m3-ultra"),
-)
-
 
 def cpu_name() -> str:
     """The CPU's model name as the operating system reports it ("AMD EPYC 9654 96-Core Processor")."""
@@ -89,11 +54,13 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
-def match_name(reported: str, known_ids) -> str | None:
-    """The data-set id whose pattern matches ``reported`` (and which is in ``known_ids``), else None."""
-    name = " ".join(reported.split())
-    for pattern, device_id in REPORTED_NAMES:
-        if device_id in known_ids and re.match(pattern, name, re.IGNORECASE):
+def match_name(reported: str, devices: dict) -> str | None:
+    """The id of the device in ``devices`` (id -> entry) that lists ``reported`` in its ``runtime_names``."""
+    from atlas.checks.devices import runtime_name_key
+
+    key = runtime_name_key(reported)
+    for device_id, device in devices.items():
+        if any(runtime_name_key(name) == key for name in device.get("runtime_names") or ()):
             return device_id
     return None
 

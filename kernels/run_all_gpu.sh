@@ -51,7 +51,7 @@ done
 for precision in fp32 bf16; do
   run "matmul-jax-$precision" "$PY" kernels/matmul_jax.py --precision $precision --size 8192
 done
-for precision in fp32 bf16 fp16; do
+for precision in fp32 bf16 fp16 fp8; do
   run "matmul-cuda-$precision" "$PY" -m kernels run matmul cuda -- --precision $precision --size 8192
 done
 

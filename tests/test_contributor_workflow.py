@@ -50,6 +50,9 @@ def test_scaffold_validates_after_one_edit(data_copy):
     )
     dataset = load_dataset(data_copy, today=TODAY)
     assert dataset.devices["test-gpu-9000"]["memory"]["bandwidth_gb_s"] == 4000
+    # The template's runtime names are not copied (a name identifies one device), only hinted at.
+    assert "runtime_names" not in dataset.devices["test-gpu-9000"]
+    assert "\n# runtime_names: [...]" in path.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(

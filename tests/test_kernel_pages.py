@@ -135,3 +135,29 @@ def test_kernel_pages_in_a_browser(page, site_server, path):
         assert page.locator("pre[data-result=frames]").is_visible()
     assert all(u.startswith(site_server) or u.startswith("data:") for u in page.requests_seen)
     assert page.console_errors == [] and page.failed_requests == []
+
+
+def test_search_indexes_the_prose_but_not_the_embedded_files(built_site):
+    """Each embedded source file is marked data-search-exclude: Material's search index (fetched on
+    every page) keeps the explanations, not thousands of lines of code that match every query."""
+    import json
+
+    docs = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    text = {entry["location"]: entry["text"] for entry in docs}
+    for page in ("matmul", "bandwidth", "fused", "intensity"):
+        run_it = next(t for loc, t in text.items() if loc.startswith(f"kernels/{page}/#"))
+        assert run_it  # the page is indexed
+    every = "\n".join(text.values())
+    for line in ("def main(argv=None) -> int:", "harness.finish(", "__global__ void"):
+        assert line not in every
+    # The run commands and the prose stay searchable.
+    assert "python kernels/matmul_torch.py --precision bf16 --size 8192" in every
+    assert "mma.sync" in every
+
+
+def test_every_embedded_file_is_excluded_from_search():
+    for page in DOCS.glob("*.md"):
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for fence, body in zip(lines, lines[1:], strict=False):
+            if SNIPPET.search(body):
+                assert fence.strip().endswith("{ data-search-exclude }"), f"{page.name}: {fence.strip()}"

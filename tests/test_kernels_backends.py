@@ -21,7 +21,7 @@ import sys
 import pytest
 
 from conftest import REPO_ROOT
-from kernels import DEMOS, cuda_build
+from kernels import DEMOS, cuda_build, demo_file
 
 pytestmark = pytest.mark.kernels
 
@@ -186,4 +186,21 @@ def test_cuda_demo_rejects_bad_options(tmp_path):
     done = subprocess.run([str(binary), "--size", "100"], capture_output=True, text=True)
     assert done.returncode == 2 and "multiple of 128" in done.stderr
     done = subprocess.run([str(binary), "--precision", "fp64"], capture_output=True, text=True)
-    assert done.returncode == 2 and "must be fp32, fp16 or bf16" in done.stderr
+    assert done.returncode == 2 and "must be fp32, fp16, bf16 or fp8" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("arch", "fp8_instructions", "traps"),
+    [("sm_90", 32, 0), ("sm_80", 0, 1)],  # Hopper: 4 x 4 tiles x 2 K steps per warp; Ampere has no FP8
+)
+def test_cuda_matmul_uses_the_tensor_core_instructions(arch, fp8_instructions, traps, tmp_path):
+    """The PTX nvcc emits: WMMA for BF16/FP16, mma.sync m16n8k32 E4M3 for FP8 where the GPU has it."""
+    need_nvcc()
+    ptx = tmp_path / f"matmul_{arch}.ptx"
+    cmd = [cuda_build.nvcc(), "-std=c++17", f"-arch={arch}", "-ptx", "-o", str(ptx), str(demo_file("matmul", "cuda"))]
+    subprocess.run(cmd, check=True, capture_output=True)
+    text = ptx.read_text()
+    assert text.count("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32") == fp8_instructions
+    assert ("trap;" in text) == bool(traps)
+    assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.bf16.bf16.f32" in text
+    assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in text  # FP16 inputs: PTX names only D and C types

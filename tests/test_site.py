@@ -106,15 +106,16 @@ def test_no_third_party_assets_referenced(built_site):
 def test_broken_data_stops_the_build_and_writes_no_site(tmp_path):
     repo = copy_repo_for_build(tmp_path / "repo")
     bad = repo / "data" / "hardware" / "nvidia" / "h100-sxm.yaml"
-    bad.write_text(
-        bad.read_text(encoding="utf-8").replace("bandwidth_gb_s: 3350", "bandwidth_gb_s: -1"), encoding="utf-8"
-    )
+    lines = bad.read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if text.strip() == "bandwidth_gb_s: 3350")
+    lines[line - 1] = lines[line - 1].replace("3350", "-1")
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
     site = tmp_path / "site"
     result = run_mkdocs_build(site, config=repo / "mkdocs.yml", cwd=repo)
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert (
-        "data/hardware/nvidia/h100-sxm.yaml:16: device 'h100-sxm', field 'memory.bandwidth_gb_s': "
+        f"data/hardware/nvidia/h100-sxm.yaml:{line}: device 'h100-sxm', field 'memory.bandwidth_gb_s': "
         "must be greater than 0; got -1"
     ) in output
     assert "Traceback" not in output

@@ -26,6 +26,11 @@ MEMORY_RANGES = {
 SPARSE_RATIO = (1.5, 2.5)
 
 
+def runtime_name_key(name: str) -> str:
+    """How a reported device name is compared with ``runtime_names``: case and repeated spaces ignored."""
+    return " ".join(name.split()).casefold()
+
+
 def memory_family(memory_type: str) -> str | None:
     """'HBM3e' -> 'HBM', 'GDDR6X' -> 'GDDR', 'LPDDR5X' -> 'LPDDR', 'DDR5' -> 'DDR'."""
     upper = memory_type.upper()
