@@ -263,7 +263,7 @@ def row(html: str, device_id: str) -> str:
 
 
 # The NVIDIA generations the GPU page must show, oldest first, as far as the data set has them.
-NVIDIA_GENERATIONS = ["v100-sxm2-32gb", "a100-sxm-80gb", "h100-sxm", "b200"]
+NVIDIA_GENERATIONS = ["v100-sxm2-32gb", "a100-sxm-80gb", "h100-sxm", "b200", "b300", "rubin"]
 
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)

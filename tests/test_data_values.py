@@ -18,13 +18,16 @@ REQUIRED = {
     "nvidia": [
         "v100-sxm2-32gb", "a100-sxm-80gb", "a100-pcie-40gb", "h100-sxm", "h100-pcie", "h200-sxm", "b200",
         "rtx-3090", "rtx-4060", "rtx-4090", "rtx-5090", "l4", "l40s", "rtx-pro-6000-blackwell", "dgx-spark",
+        "b300",
     ],
     "amd": ["mi250x", "mi300x", "mi325x", "mi355x", "radeon-rx-7900-xtx", "epyc-9654"],
     "intel": ["gaudi-3"],
 }
 ALL_REQUIRED = [i for ids in REQUIRED.values() for i in ids]
 
-NVIDIA_DATACENTER = ["v100-sxm2-32gb", "a100-sxm-80gb", "a100-pcie-40gb", "h100-sxm", "h100-pcie", "h200-sxm", "b200", "l4", "l40s"]
+NVIDIA_DATACENTER = [
+    "v100-sxm2-32gb", "a100-sxm-80gb", "a100-pcie-40gb", "h100-sxm", "h100-pcie", "h200-sxm", "b200", "b300", "rubin", "l4", "l40s",
+]
 
 HOPPER_WP = "Hopper whitepaper V1.04, table 3 (H100 SXM5)"
 HOPPER_WP_PCIE = "Hopper whitepaper V1.04, tables 1 and 3 (H100 PCIe): BF16 '756/1513', TDP '350 Watts'"
@@ -36,6 +39,8 @@ V100_DS = "V100 datasheet"
 H200_DS = "H200 datasheet: Tensor Core figures footnoted 'With sparsity'"
 BW_DS = "Blackwell datasheet, HGX B200 per GPU"
 DGX_B200 = "DGX B200 page: FP4 144 | 72 PFLOPS for eight GPUs"
+BWU_DS = "Blackwell Ultra datasheet, HGX B300 per GPU: '270 GB HBM3E | 7.7 TB/s', FP4 '18 | 14 PFLOPS', up to 1,100 W"
+RUBIN_BLOG = "NVIDIA Rubin platform blog (2026-01-06): 'up to 288 GB of HBM4', 'up to 22 TB/s', tables 2-4"
 L4_PAGE = "L4 product page"
 L40S_PAGE = "L40S product page"
 GA102_WP = "GA102 whitepaper, appendix A (RTX 3090)"
@@ -86,6 +91,25 @@ PUBLISHED = [
     ("b200", "bandwidth", 7700, BW_DS),
     ("b200", "tdp", 1000, BW_DS),
     ("b200", "interconnect", 1800, BW_DS),
+    ("b300", "memory", 270, BWU_DS),
+    ("b300", "memory_type", "HBM3e", BWU_DS),
+    ("b300", "bandwidth", 7700, BWU_DS),
+    ("b300", "tdp", 1100, BWU_DS),
+    ("b300", "fp4.matrix.dense", 14000, BWU_DS),
+    ("b300", "fp8.matrix.sparse", 9000, BWU_DS + ": FP8/FP6 '9 PFLOPS'"),
+    ("b300", "fp8.matrix.dense", 4500, "HGX page: 'Dense is one-half sparse spec shown'"),
+    ("b300", "bf16.matrix.sparse", 4500, BWU_DS + ": FP16/BF16 '4.5 PFLOPS'"),
+    ("b300", "bf16.matrix.dense", 2250, "HGX page: 'Dense is one-half sparse spec shown'"),
+    ("b300", "fp32.vector", 75, BWU_DS),
+    ("b300", "fp64.vector", 1.2, BWU_DS),
+    ("b300", "interconnect", 1800, BWU_DS),
+    ("rubin", "memory", 288, RUBIN_BLOG),
+    ("rubin", "memory_type", "HBM4", RUBIN_BLOG),
+    ("rubin", "bandwidth", 22000, RUBIN_BLOG),
+    ("rubin", "fp4.matrix.dense", 35000, RUBIN_BLOG + ": 'NVFP4 training (PFLOPS) 35'"),
+    ("rubin", "fp32.vector", 130, RUBIN_BLOG + ": 'FP32 vector (TFLOPS) 130'"),
+    ("rubin", "fp64.vector", 33, RUBIN_BLOG + ": 'FP64 vector (TFLOPS) 33'"),
+    ("rubin", "interconnect", 3600, RUBIN_BLOG + ": NVLink 6 '3,600' GB/s bidirectional"),
     ("l4", "fp16.matrix.sparse", 242, L4_PAGE),
     ("l4", "fp16.matrix.dense", 121, L4_PAGE + ": 'one-half lower without sparsity'"),
     ("l4", "tdp", 72, L4_PAGE),
@@ -220,6 +244,28 @@ def test_h200_keeps_nvidias_sparse_only_tensor_figures(dataset):
 def test_b200_states_its_power_configuration(dataset):
     assert "1,000 W" in dataset.device("b200")["power"]["note"]
     assert "1,000 W" in dataset.device("b200")["notes"]
+
+
+def test_b300_keeps_the_hgx_configuration_and_no_unpaired_fp4_sparse_figure(dataset):
+    # HGX B300 (1,100 W, 270 GB usable), not GB300 NVL72 (1,400 W, 279 GB) nor the chip's 288 GB.
+    b300 = dataset.device("b300")
+    assert "1,100 W" in b300["power"]["note"] and "1,100 W" in b300["notes"]
+    assert "288 GB" in b300["memory"]["note"] and "279 GB" in b300["memory"]["note"]
+    # NVIDIA's FP4 '18 | 14' is not a 2:4 pair (1.3x); only the stated dense figure is filed.
+    assert field_value(b300, "fp4.matrix.sparse") is None
+    assert "18 | 14" in entry(dataset, "b300", "fp4", "matrix")["note"]
+    # Blackwell Ultra trades FP64 for low-precision throughput: about 1/30 of B200's.
+    assert value(dataset, "b300", "fp64.vector") < value(dataset, "b200", "fp64.vector") / 25
+    assert field_value(b300, "int8.matrix") is None  # the two NVIDIA documents disagree
+
+
+def test_rubin_files_no_emulated_or_compressed_peak(dataset):
+    rubin = dataset.device("rubin")
+    # 'NVFP4 inference 50 PFLOPS' counts adaptive compression; FP32/FP64 matrix figures are emulated.
+    assert value(dataset, "rubin", "fp4.matrix.dense") == 35000
+    assert field_value(rubin, "fp4.matrix.sparse") is None
+    assert field_value(rubin, "fp32.matrix") is None and field_value(rubin, "fp64.matrix") is None
+    assert "50 PFLOPS" in entry(dataset, "rubin", "fp4", "matrix")["note"]
 
 
 # Pairs the vendor itself prints inconsistently; kept as published and explained in the device's note.

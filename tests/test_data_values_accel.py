@@ -19,7 +19,7 @@ def value(dataset, device_id: str, field: str):
 
 # --- Google TPUs: Cloud TPU documentation, "System architecture" of each version ---
 
-TPUS = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7")
+TPUS = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7", "tpu-8t", "tpu-8i")
 
 
 @pytest.mark.parametrize(
@@ -56,6 +56,14 @@ TPUS = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7")
         ("tpu-v7", "memory", 192),
         ("tpu-v7", "bandwidth", 7380),
         ("tpu-v7", "interconnect", 1200),
+        # https://cloud.google.com/blog/products/compute/tpu-8t-and-tpu-8i-technical-deep-dive: "HBM capacity"
+        # 216 / 288 GB, "HBM bandwidth" 6,528 / 8,601 GB/s, "Peak FP4" 12.6 / 10.1 PFLOPs per chip
+        ("tpu-8t", "fp4.matrix.dense", 12600),
+        ("tpu-8t", "memory", 216),
+        ("tpu-8t", "bandwidth", 6528),
+        ("tpu-8i", "fp4.matrix.dense", 10100),
+        ("tpu-8i", "memory", 288),
+        ("tpu-8i", "bandwidth", 8601),
     ],
 )
 def test_tpu_reference_values(dataset, device_id, field, expected):
@@ -73,6 +81,15 @@ def test_tpu_peaks_are_dense_matrix_figures(dataset, device_id):
     """Google quotes MXU peaks without sparsity; a sparse or vector entry would be a filing mistake."""
     for entry in dataset.device(device_id)["compute"]:
         assert (entry["unit"], entry["sparsity"]) == ("matrix", "dense"), entry
+
+
+def test_tpu8_files_only_the_fp4_peak_google_states(dataset):
+    """The deep dive gives one FP4 peak per chip; BF16 or FP8 must not be derived from it."""
+    for device_id in ("tpu-8t", "tpu-8i"):
+        assert [e["precision"] for e in dataset.device(device_id)["compute"]] == ["fp4"]
+    # The training chip has more compute, the serving chip more and faster memory.
+    assert value(dataset, "tpu-8t", "fp4.matrix.dense") > value(dataset, "tpu-8i", "fp4.matrix.dense")
+    assert value(dataset, "tpu-8i", "bandwidth") > value(dataset, "tpu-8t", "bandwidth")
 
 
 def test_tpu7x_has_no_int8_figure(dataset):
@@ -103,6 +120,16 @@ def test_tpu_int8_doubles_bf16_from_v5_on(dataset):
         ("trainium2", "memory", 96),
         ("trainium2", "bandwidth", 2900),
         ("trainium2", "interconnect", 1280),
+        # Trainium3: "2,517 MXFP8/MXFP4 TFLOPS, 671 BF16/FP16/TF32 TFLOPS, 2,517 FP16/BF16/TF32 sparse TFLOPS,
+        # 183 FP32 TFLOPS", "144 GiB of device memory, with 4.9 TB/sec", NeuronLink-v4 "2.56 TB/sec bandwidth per device"
+        ("trainium3", "fp8.matrix.dense", 2517),
+        ("trainium3", "fp4.matrix.dense", 2517),
+        ("trainium3", "bf16.matrix.dense", 671),
+        ("trainium3", "tf32.matrix.dense", 671),
+        ("trainium3", "fp32.matrix.dense", 183),
+        ("trainium3", "memory", 144),
+        ("trainium3", "bandwidth", 4900),
+        ("trainium3", "interconnect", 2560),
         # Inferentia2: "380 INT8 TOPS, 190 FP16/BF16/cFP8/TF32 TFLOPS, and 47.5 FP32 TFLOPS", 32 GiB HBM
         ("inferentia2", "int8.matrix.dense", 380),
         ("inferentia2", "bf16.matrix.dense", 190),
@@ -115,10 +142,17 @@ def test_aws_reference_values(dataset, device_id, field, expected):
     assert value(dataset, device_id, field) == expected
 
 
-def test_trainium2_sparse_figure_is_not_filed_for_16_bit_formats(dataset):
+@pytest.mark.parametrize("device_id", ["trainium2", "trainium3"])
+def test_trainium_sparse_figure_is_not_filed_for_16_bit_formats(dataset, device_id):
     """AWS's one sparse figure is ~3.8x the BF16 rate (patterns beyond 2:4); filing it as BF16 sparse would mislead."""
     for field in ("bf16.matrix.sparse", "fp16.matrix.sparse", "tf32.matrix.sparse"):
-        assert field_value(dataset.device("trainium2"), field) is None
+        assert field_value(dataset.device(device_id), field) is None
+
+
+def test_trainium3_doubles_trainium2_at_fp8(dataset):
+    # AWS's "2x" per chip: MXFP8 2,517 vs cFP8 1,299 TFLOPS; BF16 stays at about the same rate.
+    assert value(dataset, "trainium3", "fp8.matrix.dense") / value(dataset, "trainium2", "fp8.matrix.dense") == pytest.approx(1.94, abs=0.01)
+    assert value(dataset, "trainium3", "bf16.matrix.dense") / value(dataset, "trainium2", "bf16.matrix.dense") == pytest.approx(1.0, abs=0.01)
 
 
 # --- SRAM-only designs ----------------------------------------------------------
