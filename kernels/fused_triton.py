@@ -52,11 +52,16 @@ def layernorm_kernel(x_ptr, y_ptr, gamma_ptr, beta_ptr, cols, stride, eps, BLOCK
     tl.store(y_ptr + row * stride + offsets, t * rstd * gamma + beta, mask=mask)
 
 
+def launch(cols: int) -> tuple[int, int]:
+    """(BLOCK, num_warps) for rows of ``cols`` float32 values: the whole row in one program."""
+    block = triton.next_power_of_2(cols)
+    return block, 4 if block <= 2048 else 8 if block <= 8192 else 16
+
+
 def versions(op: str, x, t, y):
     """(unfused, fused): functions of no arguments that write y."""
     rows, cols = x.shape
-    block = triton.next_power_of_2(cols)
-    warps = 4 if block <= 2048 else 8 if block <= 8192 else 16
+    block, warps = launch(cols)
     if op == "softmax":
         return (
             lambda: softmax_unfused(x, t, y),

@@ -3,8 +3,9 @@
 C = A @ B of size N x N x N takes 2 * N**3 operations. The library picks
 the kernel: on NVIDIA GPUs cuBLAS runs BF16, FP16 and TF32 on the tensor
 cores, FP32 on the CUDA cores (TF32 is switched off unless you ask for it),
-and FP8 (torch._scaled_mm, compute capability 8.9 and newer) on the tensor
-cores with BF16 output. The result is compared with the dense peak of that
+and FP8 E4M3 (torch._scaled_mm, compute capability 8.9 and newer; on AMD
+CDNA 3 and newer in the encoding the GPU takes) on the tensor cores with
+BF16 output; a GPU without FP8 gets a message, not a traceback. The result is compared with the dense peak of that
 precision: the matrix-unit figure for TF32/BF16/FP16/FP8, the vector-unit
 figure for FP32/FP64.
 
@@ -29,7 +30,7 @@ DTYPES = {
     "tf32": torch.float32,
     "bf16": torch.bfloat16,
     "fp16": torch.float16,
-    "fp8": torch.float8_e4m3fn,
+    "fp8": None,  # per device: torch_common.fp8_dtype
 }
 CHECK_ROWS = 64  # rows of C compared with a float64 reference
 
@@ -48,8 +49,9 @@ def main(argv=None) -> int:
     a32 = torch.empty(n, n).uniform_(-1, 1, generator=gen)
     b32 = torch.empty(n, n).uniform_(-1, 1, generator=gen)
     if args.precision == "fp8":
-        a = a32.to(DTYPES["fp8"]).to(dev)
-        b = b32.to(DTYPES["fp8"]).t().contiguous().t().to(dev)  # _scaled_mm wants B column-major
+        fp8 = tc.fp8_dtype(dev)  # OCP E4M3, or FNUZ on AMD CDNA 3
+        a = a32.to(fp8).to(dev)
+        b = b32.to(fp8).t().contiguous().t().to(dev)  # _scaled_mm wants B column-major
         one = torch.tensor(1.0, device=dev)
 
         def run():

@@ -20,16 +20,40 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 import torch
 import triton
 import triton.language as tl
+from triton.compiler.errors import CompilationError
 
 from calculators.roofline import matmul_flops
 from kernels import harness
+from kernels import torch_common as tc
 from kernels import triton_common as trc
 
-DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16, "fp8": torch.float8_e4m3fn}
-# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages): a common Hopper/Ampere tile; smaller in the interpreter.
-GPU_TILE = (128, 128, 64, 8, 3)
+DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16, "fp8": None}  # fp8: per GPU
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) on a GPU, by bytes per input element. The
+# pipelined A and B tiles live in shared memory; these fit the smallest per-block limit among the
+# data set's GPUs (64 KiB on AMD CDNA 3), which tests/test_kernels_triton_compile.py checks.
+GPU_TILES = {4: (128, 128, 32, 8, 3), 2: (128, 128, 64, 8, 3), 1: (128, 128, 64, 8, 3)}
 INTERPRETER_TILE = (32, 32, 32, 4, 1)
 CHECK_ROWS = 64
+
+
+def gpu_tile(precision: str) -> tuple[int, int, int, int, int]:
+    """The tile the demo launches on a GPU for ``precision``."""
+    return GPU_TILES[{"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}[precision]]
+
+
+def matrix_unit_note(platform: str, capability: tuple[int, int] | None) -> str | None:
+    """Where Triton's tl.dot does not reach the tensor cores, what that means for the result.
+
+    Triton 3.x emits tensor-core instructions from compute capability 8.0 on; for
+    Volta (7.0) it multiplies on the CUDA cores. tests/test_kernels_triton_compile.py
+    checks both sides in the compiled code.
+    """
+    if platform == "cuda" and capability is not None and tuple(capability) < (8, 0):
+        return (
+            "Triton does not use Volta's tensor cores: tl.dot ran on the CUDA cores, so the share of the "
+            "tensor-core peak is low by design; kernels/matmul_torch.py (cuBLAS) uses them"
+        )
+    return None
 
 
 @triton.jit
@@ -67,12 +91,13 @@ def main(argv=None) -> int:
         harness.unavailable("Triton's interpreter does not support bf16 tl.dot; check fp16 here and bf16 on a GPU")
 
     n = args.size
+    dtype = tc.fp8_dtype(dev) if args.precision == "fp8" else DTYPES[args.precision]
     gen = torch.Generator(device="cpu").manual_seed(0)
-    a = torch.empty(n, n).uniform_(-1, 1, generator=gen).to(DTYPES[args.precision]).to(dev)
-    b = torch.empty(n, n).uniform_(-1, 1, generator=gen).to(DTYPES[args.precision]).to(dev)
-    out_dtype = torch.bfloat16 if args.precision == "fp8" else DTYPES[args.precision]
+    a = torch.empty(n, n).uniform_(-1, 1, generator=gen).to(dtype).to(dev)
+    b = torch.empty(n, n).uniform_(-1, 1, generator=gen).to(dtype).to(dev)
+    out_dtype = torch.bfloat16 if args.precision == "fp8" else dtype
     c = torch.empty(n, n, dtype=out_dtype, device=dev)
-    bm, bn, bk, warps, stages = INTERPRETER_TILE if trc.INTERPRET else GPU_TILE
+    bm, bn, bk, warps, stages = INTERPRETER_TILE if trc.INTERPRET else gpu_tile(args.precision)
     grid = (triton.cdiv(n, bm), triton.cdiv(n, bn))
     input_precision = "tf32" if args.precision == "tf32" else "ieee"
 
@@ -82,6 +107,10 @@ def main(argv=None) -> int:
             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, INPUT_PRECISION=input_precision, num_warps=warps, num_stages=stages,
         )
 
+    try:
+        run()  # the first call compiles the kernel for this GPU
+    except CompilationError as error:  # e.g. tf32 where the matrix units have no TF32 (AMD CDNA 2 and 4)
+        harness.unavailable(f"Triton cannot compile the {args.precision} kernel for {trc.name(dev)}: {error.error_message}")
     times = harness.time_runs(run, args.repeat, args.warmup, sync=trc.sync(dev))
     seconds = harness.median(times)
 
@@ -104,7 +133,7 @@ def main(argv=None) -> int:
         software=harness.versions("triton", "torch", "numpy"),
         command_line=harness.command(argv, __file__),
         details={"flops_per_run": matmul_flops(n, n, n), "median_s": seconds, "best_s": min(times), "tile": [bm, bn, bk]},
-        notes=trc.notes(),
+        notes=[*trc.notes(), *filter(None, [matrix_unit_note(dev.type, trc.capability(dev))])],
     )
 
 

@@ -34,6 +34,13 @@ def platform(dev: torch.device) -> str:
     return "interpreter" if INTERPRET else dev.type
 
 
+def capability(dev: torch.device) -> tuple[int, int] | None:
+    """NVIDIA compute capability (major, minor); None on AMD and in the interpreter."""
+    if dev.type != "cuda" or torch.version.hip:
+        return None
+    return torch.cuda.get_device_capability(dev)
+
+
 def sync(dev: torch.device):
     return torch.cuda.synchronize if dev.type == "cuda" else None
 
