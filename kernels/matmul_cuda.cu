@@ -6,7 +6,8 @@
 //                      from A and B tiles staged in shared memory.
 //   --precision fp16   tensor cores through WMMA (nvcuda::wmma, 16 x 16 x 16
 //   --precision bf16   fragments): each block of 8 warps computes a 128 x 128
-//                      tile, each warp 64 x 32 of it.
+//                      tile, each warp 64 x 32 of it. BF16 needs compute
+//                      capability 8.0 or newer, FP16 runs from Turing (7.5) on.
 //   --precision fp8    FP8 (E4M3) tensor cores through the PTX instruction
 //                      mma.sync m16n8k32 (compute capability 8.9 and newer;
 //                      WMMA has no FP8): same 128 x 128 block tile, operands
@@ -63,38 +64,45 @@ __global__ void sgemm_kernel(const float* __restrict__ A, const float* __restric
 
 template <typename T>
 __global__ void wmma_kernel(const T* __restrict__ A, const T* __restrict__ B, float* __restrict__ C, int n) {
-  __shared__ __align__(16) T As[TILE][BK];
-  __shared__ __align__(16) T Bs[BK][TILE];
-  const int warp = threadIdx.x / 32;
-  const int warp_row = (warp / 4) * 64, warp_col = (warp % 4) * 32;  // 2 x 4 warps, 64 x 32 each
-  const int row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;
-  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][2];
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
-  for (int k0 = 0; k0 < n; k0 += BK) {
-    // 128 x 32 values of A and 32 x 128 of B, 8 values (16 bytes) per load, 2 loads each per thread.
-    for (int i = 0; i < 2; ++i) {
-      int idx = threadIdx.x + i * 256;
-      int ar = idx / (BK / 8), ac = (idx % (BK / 8)) * 8;
-      *(uint4*)&As[ar][ac] = *(const uint4*)&A[(size_t)(row0 + ar) * n + k0 + ac];
-      int br = idx / (TILE / 8), bc = (idx % (TILE / 8)) * 8;
-      *(uint4*)&Bs[br][bc] = *(const uint4*)&B[(size_t)(k0 + br) * n + col0 + bc];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    __trap();  // no BF16 tensor cores before compute capability 8.0; main() refuses such GPUs first
+  } else
+#endif
+  {
+    __shared__ __align__(16) T As[TILE][BK];
+    __shared__ __align__(16) T Bs[BK][TILE];
+    const int warp = threadIdx.x / 32;
+    const int warp_row = (warp / 4) * 64, warp_col = (warp % 4) * 32;  // 2 x 4 warps, 64 x 32 each
+    const int row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][2];
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+    for (int k0 = 0; k0 < n; k0 += BK) {
+      // 128 x 32 values of A and 32 x 128 of B, 8 values (16 bytes) per load, 2 loads each per thread.
+      for (int i = 0; i < 2; ++i) {
+        int idx = threadIdx.x + i * 256;
+        int ar = idx / (BK / 8), ac = (idx % (BK / 8)) * 8;
+        *(uint4*)&As[ar][ac] = *(const uint4*)&A[(size_t)(row0 + ar) * n + k0 + ac];
+        int br = idx / (TILE / 8), bc = (idx % (TILE / 8)) * 8;
+        *(uint4*)&Bs[br][bc] = *(const uint4*)&B[(size_t)(k0 + br) * n + col0 + bc];
+      }
+      __syncthreads();
+      for (int k = 0; k < BK; k += 16) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a[4];
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> b[2];
+        for (int i = 0; i < 4; ++i) wmma::load_matrix_sync(a[i], &As[warp_row + 16 * i][k], BK);
+        for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(b[j], &Bs[k][warp_col + 16 * j], TILE);
+        for (int i = 0; i < 4; ++i)
+          for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+      }
+      __syncthreads();
     }
-    __syncthreads();
-    for (int k = 0; k < BK; k += 16) {
-      wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a[4];
-      wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> b[2];
-      for (int i = 0; i < 4; ++i) wmma::load_matrix_sync(a[i], &As[warp_row + 16 * i][k], BK);
-      for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(b[j], &Bs[k][warp_col + 16 * j], TILE);
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
-    }
-    __syncthreads();
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 2; ++j)
+        wmma::store_matrix_sync(&C[(size_t)(row0 + warp_row + 16 * i) * n + col0 + warp_col + 16 * j], acc[i][j], n,
+                                wmma::mem_row_major);
   }
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 2; ++j)
-      wmma::store_matrix_sync(&C[(size_t)(row0 + warp_row + 16 * i) * n + col0 + warp_col + 16 * j], acc[i][j], n,
-                              wmma::mem_row_major);
 }
 
 // FP8 block tile: 128 x 128 of C, K in steps of 64 bytes. Rows in shared memory are padded
@@ -241,6 +249,18 @@ int run_demo(const Options& opt, const char* precision, int n, double tolerance)
   return rc;
 }
 
+// True if this GPU has compute capability `needed` (89 = 8.9) or newer; otherwise says so.
+static bool has_capability(int needed, const char* precision, const char* generations) {
+  int device = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  if (major * 10 + minor >= needed) return true;
+  std::fprintf(stderr, "error: %s needs tensor cores of compute capability %d.%d or newer (%s); %s has %d.%d\n",
+               precision, needed / 10, needed % 10, generations, device_name().c_str(), major, minor);
+  return false;
+}
+
 int main(int argc, char** argv) {
   Options opt{argc, argv};
   std::string precision = opt.get("--precision", "bf16");
@@ -251,17 +271,12 @@ int main(int argc, char** argv) {
   }
   if (precision == "fp32") return run_demo<float>(opt, "fp32", n, 1e-4);
   if (precision == "fp16") return run_demo<__half>(opt, "fp16", n, 1e-3);
-  if (precision == "bf16") return run_demo<__nv_bfloat16>(opt, "bf16", n, 1e-3);
+  if (precision == "bf16") {
+    if (!has_capability(80, "bf16", "Ampere and later")) return 3;
+    return run_demo<__nv_bfloat16>(opt, "bf16", n, 1e-3);
+  }
   if (precision == "fp8") {
-    int device = 0, major = 0, minor = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    if (major * 10 + minor < 89) {
-      std::fprintf(stderr, "error: fp8 needs tensor cores of compute capability 8.9 or newer (Ada, Hopper, "
-                   "Blackwell); %s has %d.%d\n", device_name().c_str(), major, minor);
-      return 3;
-    }
+    if (!has_capability(89, "fp8", "Ada, Hopper, Blackwell")) return 3;
     // The inputs are exact in FP8, so the only error is the sum; the tensor cores may add with fewer
     // bits than FP32 (DeepSeek-V3 report, section 3.3, for Hopper), hence the wider tolerance.
     return run_demo<__nv_fp8_e4m3>(opt, "fp8", n, 5e-2);

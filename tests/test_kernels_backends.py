@@ -222,20 +222,40 @@ def test_cuda_demo_rejects_bad_options(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("arch", "fp8_instructions", "traps"),
-    [("sm_90", 32, 0), ("sm_80", 0, 1)],  # Hopper: 4 x 4 tiles x 2 K steps per warp; Ampere has no FP8
+    ("arch", "fp8_instructions", "bf16_instructions", "traps"),
+    [
+        ("sm_120", 32, 8, 0),  # GeForce Blackwell (RTX 5090)
+        ("sm_100", 32, 8, 0),  # B200
+        ("sm_90", 32, 8, 0),  # Hopper: 4 x 4 tiles x 2 K steps per warp = 32 FP8 mma; 4 x 2 BF16 WMMA
+        ("sm_89", 32, 8, 0),  # Ada (RTX 4090, L4): FP8 from 8.9 on
+        ("sm_80", 0, 8, 32),  # Ampere: each inlined FP8 mma is a trap instead
+        ("sm_75", 0, 0, 33),  # Turing (T4): no BF16 either, one more trap; FP16 still on the tensor cores
+    ],
 )
-def test_cuda_matmul_uses_the_tensor_core_instructions(arch, fp8_instructions, traps, tmp_path):
-    """The PTX nvcc emits: WMMA for BF16/FP16, mma.sync m16n8k32 E4M3 for FP8 where the GPU has it."""
+def test_cuda_matmul_uses_the_tensor_core_instructions(arch, fp8_instructions, bf16_instructions, traps, tmp_path):
+    """The PTX nvcc emits: WMMA for FP16 (and BF16 from Ampere), mma.sync m16n8k32 E4M3 for FP8 where
+    the GPU has it, and a trap where it has not (main() refuses those precisions before launching)."""
     need_nvcc()
     ptx = tmp_path / f"matmul_{arch}.ptx"
     cmd = [cuda_build.nvcc(), "-std=c++17", f"-arch={arch}", "-ptx", "-o", str(ptx), str(demo_file("matmul", "cuda"))]
     subprocess.run(cmd, check=True, capture_output=True)
     text = ptx.read_text()
     assert text.count("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32") == fp8_instructions
-    assert ("trap;" in text) == bool(traps)
-    assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.bf16.bf16.f32" in text
+    assert text.count("trap;") == traps
+    assert text.count("wmma.mma.sync.aligned.row.row.m16n16k16.f32.bf16.bf16.f32") == bf16_instructions
     assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in text  # FP16 inputs: PTX names only D and C types
+
+
+@pytest.mark.parametrize("demo", DEMOS)
+@pytest.mark.parametrize("arch", ["sm_75", "sm_86", "sm_89", "sm_100", "sm_120"])
+def test_cuda_demo_compiles_for_other_generations(demo, arch, tmp_path):
+    """What -arch=native builds on a reader's Turing, GeForce Ampere/Ada/Blackwell or B200 (PTX only: quick)."""
+    need_nvcc()
+    ptx = tmp_path / f"{demo}_{arch}.ptx"
+    cmd = [cuda_build.nvcc(), "-std=c++17", f"-arch={arch}", "-ptx", "-o", str(ptx), str(demo_file(demo, "cuda"))]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f".target {arch}" in ptx.read_text()
 
 
 def test_cuda_fused_demo_rejects_an_unknown_op(tmp_path):
