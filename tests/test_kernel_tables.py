@@ -93,8 +93,9 @@ def test_fused_table_keeps_softmax_and_layer_norm_apart(dataset):
     both = kernel_tables.measurements_table(recorded, dataset.devices, "en", "fused")
     # Grouped by operation (layernorm sorts before softmax), each row naming its op.
     assert re.findall(r'data-measurement="([^"]+)"', both) == ["ln-jax", "ln", "sm"]
-    assert "<code>--op layernorm --rows 32768 --cols 8192 --dtype fp32</code>" in both
-    assert "<code>--op softmax --rows 32768 --cols 8192 --dtype fp32</code>" in both
+    # dtype is recorded (fused_entry has it) but is not an option of the fused demos.
+    assert "<code>--op layernorm --rows 32768 --cols 8192</code>" in both
+    assert "<code>--op softmax --rows 32768 --cols 8192</code>" in both
     ln = kernel_tables.measurements_table(recorded, dataset.devices, "de", "fused", op="layernorm")
     assert 'data-op="layernorm"' in ln and re.findall(r'data-measurement="([^"]+)"', ln) == ["ln-jax", "ln"]
     assert ">2.900\u00a0GB/s<" in ln  # German digit grouping
@@ -112,3 +113,20 @@ def test_op_filter_is_checked(dataset):
         kernel_tables.measurements_table({}, dataset.devices, "en", "fused", op="gelu")
     with pytest.raises(ValueError, match="unknown op 'softmax' for the matmul demo"):
         kernel_tables.measurements_table({}, dataset.devices, "en", "matmul", op="softmax")
+
+
+def test_options_column_shows_only_options_the_demo_takes(dataset):
+    """Every --option the column shows for a recorded measurement is one its demo reads (in its own file,
+    the demo's shared module or the harness every demo uses), so a reader can type what the page shows."""
+    import re
+
+    from kernels import REPO_ROOT, demo_file
+
+    assert dataset.measurements, "no recorded measurements to check"
+    for m in dataset.measurements.values():
+        shown = re.findall(r"--[a-z]+", kernel_tables.options_text(m["params"], m["demo"]))
+        sources = [demo_file(m["demo"], m["backend"]), REPO_ROOT / "kernels" / "harness.py"]
+        sources += [REPO_ROOT / "kernels" / f"{m['demo']}_common.py"]
+        text = "".join(p.read_text(encoding="utf-8") for p in sources if p.is_file())
+        for option in shown:
+            assert f'"{option}"' in text, f"{m['id']}: the options column shows {option}, which {m['demo']}/{m['backend']} does not take"
