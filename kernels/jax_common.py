@@ -9,8 +9,9 @@ from the operating system.
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 
-from kernels import devices
+from kernels import devices, fp8, harness
 
 
 def device():
@@ -19,3 +20,18 @@ def device():
 
 def name(dev) -> str:
     return devices.cpu_name() if dev.platform == "cpu" else dev.device_kind
+
+
+def fp8_dtype(dev):
+    """The FP8 E4M3 type to feed ``dev``'s matrix units (``kernels.fp8``); exit 3 on a GPU without FP8.
+
+    GPUs report ``compute_capability`` ("9.0" on NVIDIA, the gfx name on AMD); where a
+    device does not (CPU, TPU), XLA decides how FP8 operands are multiplied.
+    """
+    arch = fp8.parse_arch(getattr(dev, "compute_capability", "")) if dev.platform == "gpu" else None
+    if arch is None:
+        return jnp.float8_e4m3fn
+    found = fp8.encoding(*arch)
+    if found is None:
+        harness.unavailable(f"{name(dev)}: {fp8.NO_FP8}")
+    return {"e4m3fn": jnp.float8_e4m3fn, "e4m3fnuz": jnp.float8_e4m3fnuz}[found]

@@ -5,7 +5,8 @@ kernel: on a TPU the MXU (systolic array) does BF16 natively; on NVIDIA
 GPUs BF16/FP16 go to the tensor cores. For fp32 the demo asks for
 precision=HIGHEST, which keeps true FP32 arithmetic (compared with the
 vector-unit peak); tf32 asks for the tensor cores' TF32 mode on GPUs.
-FP8 operands are multiplied with FP32 accumulation where the backend supports it.
+FP8 operands (E4M3, in the encoding the GPU takes) are multiplied with FP32
+accumulation where the backend supports it; a GPU without FP8 gets a message.
 
     python kernels/matmul_jax.py --precision bf16 --size 8192
 """
@@ -25,7 +26,7 @@ from calculators.roofline import matmul_flops
 from kernels import harness
 from kernels import jax_common as jc
 
-DTYPES = {"fp32": jnp.float32, "tf32": jnp.float32, "bf16": jnp.bfloat16, "fp16": jnp.float16, "fp8": jnp.float8_e4m3fn}
+DTYPES = {"fp32": jnp.float32, "tf32": jnp.float32, "bf16": jnp.bfloat16, "fp16": jnp.float16, "fp8": None}  # fp8: per device
 PRECISION = {"fp32": jax.lax.Precision.HIGHEST, "tf32": jax.lax.Precision.DEFAULT}
 CHECK_ROWS = 64
 
@@ -42,7 +43,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     dev = jc.device()
 
-    n, dtype = args.size, DTYPES[args.precision]
+    n = args.size
+    dtype = jc.fp8_dtype(dev) if args.precision == "fp8" else DTYPES[args.precision]
     rng = np.random.default_rng(0)
     a_host = rng.uniform(-1, 1, (n, n)).astype(np.float32)
     b_host = rng.uniform(-1, 1, (n, n)).astype(np.float32)

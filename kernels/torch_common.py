@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from kernels import devices, harness
+from kernels import devices, fp8, harness
 
 CHOICES = ("auto", "cuda", "mps", "cpu")
 
@@ -48,28 +48,11 @@ def sync(device: torch.device):
     return None
 
 
-# FP8 E4M3 comes in two encodings. NVIDIA (compute capability 8.9 and newer) and
-# AMD CDNA 4 (gfx950) use the OCP format, torch.float8_e4m3fn; AMD CDNA 3
-# (gfx940-gfx942: MI300A/X, MI325X) uses the FNUZ variant, torch.float8_e4m3fnuz
-# (exponent bias 8, one NaN, no negative zero). Older GPUs have no FP8 matrix unit.
-FP8_NONE = "this GPU has no FP8 matrix unit (NVIDIA: compute capability 8.9 or newer; AMD: CDNA 3 or newer)"
-
 
 def fp8_dtype_for(platform: str, arch) -> torch.dtype | None:
-    """The FP8 E4M3 type the matrix units take; None where there is none.
-
-    ``platform`` is "cuda" (NVIDIA), "hip" (AMD through ROCm) or "cpu";
-    ``arch`` is the compute capability as a (major, minor) tuple on NVIDIA and
-    the gfx name (e.g. "gfx942:sramecc+:xnack-") on AMD, ignored on the CPU.
-    """
-    if platform == "cpu":
-        return torch.float8_e4m3fn  # emulated: checks correctness, not a hardware rate
-    if platform == "hip":
-        gfx = str(arch).split(":")[0]
-        if gfx in ("gfx940", "gfx941", "gfx942"):
-            return torch.float8_e4m3fnuz
-        return torch.float8_e4m3fn if gfx.startswith("gfx95") else None
-    return torch.float8_e4m3fn if tuple(arch) >= (8, 9) else None
+    """The torch dtype of ``kernels.fp8.encoding(platform, arch)``; None where the GPU has no FP8."""
+    found = fp8.encoding(platform, arch)
+    return {"e4m3fn": torch.float8_e4m3fn, "e4m3fnuz": torch.float8_e4m3fnuz}.get(found)
 
 
 def fp8_dtype(device: torch.device) -> torch.dtype:
@@ -83,5 +66,5 @@ def fp8_dtype(device: torch.device) -> torch.dtype:
     else:
         found = fp8_dtype_for("cuda", torch.cuda.get_device_capability(device))
     if found is None:
-        harness.unavailable(f"{name(device)}: {FP8_NONE}")
+        harness.unavailable(f"{name(device)}: {fp8.NO_FP8}")
     return found

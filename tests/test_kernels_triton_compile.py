@@ -126,15 +126,48 @@ def test_fp8_encoding_per_architecture(gpu, expected):
     assert matmul_input_type(gpu, "fp8") == expected
 
 
-def test_fp8_encoding_reads_amd_feature_suffixes():
-    """ROCm reports the gfx name with feature flags ("gfx942:sramecc+:xnack-")."""
-    need("torch")
-    import torch
+def test_fp8_encoding_and_the_architecture_names_runtimes_report():
+    """ROCm reports the gfx name with feature flags, JAX the compute capability as text."""
+    from kernels import fp8
 
-    from kernels.torch_common import fp8_dtype_for
+    assert fp8.encoding("hip", "gfx942:sramecc+:xnack-") == "e4m3fnuz"
+    assert fp8.encoding("hip", "gfx1100") is None and fp8.encoding("cpu", None) == "e4m3fn"
+    assert fp8.parse_arch("8.9") == ("cuda", (8, 9)) and fp8.encoding(*fp8.parse_arch("8.9")) == "e4m3fn"
+    assert fp8.parse_arch("12.0") == ("cuda", (12, 0)) and fp8.parse_arch("gfx950") == ("hip", "gfx950")
+    assert fp8.parse_arch("") is None and fp8.parse_arch("TPU v5 lite") is None
 
-    assert fp8_dtype_for("hip", "gfx942:sramecc+:xnack-") is torch.float8_e4m3fnuz
-    assert fp8_dtype_for("cpu", None) is torch.float8_e4m3fn
+
+class FakeJaxDevice:
+    def __init__(self, platform, compute_capability=None, device_kind="GPU"):
+        self.platform, self.device_kind = platform, device_kind
+        if compute_capability is not None:
+            self.compute_capability = compute_capability
+
+
+@pytest.mark.parametrize(
+    "device, expected",
+    [
+        (FakeJaxDevice("gpu", "9.0"), "float8_e4m3fn"),
+        (FakeJaxDevice("gpu", "gfx942"), "float8_e4m3fnuz"),
+        (FakeJaxDevice("gpu"), "float8_e4m3fn"),  # an older jaxlib without the attribute: XLA decides
+        (FakeJaxDevice("tpu", device_kind="TPU7x"), "float8_e4m3fn"),
+    ],
+)
+def test_jax_demo_picks_the_fp8_type_per_device(device, expected):
+    need("jax")
+    from kernels import jax_common
+
+    assert jax_common.fp8_dtype(device).__name__ == expected
+
+
+def test_jax_demo_refuses_fp8_on_a_gpu_without_it(capsys):
+    need("jax")
+    from kernels import jax_common
+
+    with pytest.raises(SystemExit) as stop:
+        jax_common.fp8_dtype(FakeJaxDevice("gpu", "8.0", device_kind="NVIDIA A100-SXM4-80GB"))
+    assert stop.value.code == 3
+    assert "NVIDIA A100-SXM4-80GB: this GPU has no FP8 matrix unit" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("gpu", GPUS)
