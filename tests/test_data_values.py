@@ -39,8 +39,10 @@ V100_DS = "V100 datasheet"
 H200_DS = "H200 datasheet: Tensor Core figures footnoted 'With sparsity'"
 BW_DS = "Blackwell datasheet, HGX B200 per GPU"
 DGX_B200 = "DGX B200 page: FP4 144 | 72 PFLOPS for eight GPUs"
+# The HGX B300 column of the Blackwell Ultra datasheet as independent transcriptions quote it (the PDF was not read).
 BWU_DS = "Blackwell Ultra datasheet, HGX B300 per GPU: '270 GB HBM3E | 7.7 TB/s', FP4 '18 | 14 PFLOPS', up to 1,100 W"
-RUBIN_BLOG = "NVIDIA Rubin platform blog (2026-01-06): 'up to 288 GB of HBM4', 'up to 22 TB/s', tables 2-4"
+BWU_BLOG = "NVIDIA Blackwell Ultra blog (2025-08-22): NVLink 5 '1.8 TB/s bidirectional (18 links x 100 GB/s)'"
+RUBIN_BLOG = "NVIDIA Vera Rubin platform blog (January 2026, updated 2026-03-16): 'Up to 288 GB of HBM4', 'up to 22 TB/s', tables 2-4"
 L4_PAGE = "L4 product page"
 L40S_PAGE = "L40S product page"
 GA102_WP = "GA102 whitepaper, appendix A (RTX 3090)"
@@ -102,11 +104,11 @@ PUBLISHED = [
     ("b300", "bf16.matrix.dense", 2250, "HGX page: 'Dense is one-half sparse spec shown'"),
     ("b300", "fp32.vector", 75, BWU_DS),
     ("b300", "fp64.vector", 1.2, BWU_DS),
-    ("b300", "interconnect", 1800, BWU_DS),
+    ("b300", "interconnect", 1800, BWU_BLOG),
     ("rubin", "memory", 288, RUBIN_BLOG),
     ("rubin", "memory_type", "HBM4", RUBIN_BLOG),
     ("rubin", "bandwidth", 22000, RUBIN_BLOG),
-    ("rubin", "fp4.matrix.dense", 35000, RUBIN_BLOG + ": 'NVFP4 training (PFLOPS) 35'"),
+    ("rubin", "fp4.matrix.dense", 35000, RUBIN_BLOG + ": 'NVFP4 training (PFLOPS) 35', footnoted 'Dense compute'"),
     ("rubin", "fp32.vector", 130, RUBIN_BLOG + ": 'FP32 vector (TFLOPS) 130'"),
     ("rubin", "fp64.vector", 33, RUBIN_BLOG + ": 'FP64 vector (TFLOPS) 33'"),
     ("rubin", "interconnect", 3600, RUBIN_BLOG + ": NVLink 6 '3,600' GB/s bidirectional"),
@@ -257,6 +259,9 @@ def test_b300_keeps_the_hgx_configuration_and_no_unpaired_fp4_sparse_figure(data
     # Blackwell Ultra trades FP64 for low-precision throughput: about 1/30 of B200's.
     assert value(dataset, "b300", "fp64.vector") < value(dataset, "b200", "fp64.vector") / 25
     assert field_value(b300, "int8.matrix") is None  # the two NVIDIA documents disagree
+    # TF32: half the datasheet's sparse 2.2 PFLOPS per its footnote, not the HGX page's 18 PFLOPS / 8 / 2 = 1.125.
+    assert value(dataset, "b300", "tf32.matrix.dense") == value(dataset, "b300", "tf32.matrix.sparse") / 2 == 1100
+    assert entry(dataset, "b300", "tf32", "matrix")["source"] == "datasheet"
 
 
 def test_rubin_files_no_emulated_or_compressed_peak(dataset):
@@ -266,6 +271,10 @@ def test_rubin_files_no_emulated_or_compressed_peak(dataset):
     assert field_value(rubin, "fp4.matrix.sparse") is None
     assert field_value(rubin, "fp32.matrix") is None and field_value(rubin, "fp64.matrix") is None
     assert "50 PFLOPS" in entry(dataset, "rubin", "fp4", "matrix")["note"]
+    assert "Dense compute" in entry(dataset, "rubin", "fp4", "matrix")["note"]  # Table 2's footnote since March 2026
+    # The blog gives no 16-bit, FP8 or power figure; the product page's preliminary ones are not filed unread.
+    for field in ("bf16.matrix", "fp8.matrix", "tdp"):
+        assert field_value(rubin, field) is None, field
 
 
 # Pairs the vendor itself prints inconsistently; kept as published and explained in the device's note.

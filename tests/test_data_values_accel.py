@@ -56,8 +56,10 @@ TPUS = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7", "tpu-8t", "tpu-8i")
         ("tpu-v7", "memory", 192),
         ("tpu-v7", "bandwidth", 7380),
         ("tpu-v7", "interconnect", 1200),
-        # https://cloud.google.com/blog/products/compute/tpu-8t-and-tpu-8i-technical-deep-dive: "HBM capacity"
-        # 216 / 288 GB, "HBM bandwidth" 6,528 / 8,601 GB/s, "Peak FP4" 12.6 / 10.1 PFLOPs per chip
+        # "Inside the eighth-generation TPU: An architecture deep dive" (Google Cloud Blog, 2026-04-22,
+        # https://cloud.google.com/blog/products/compute/tpu-8t-and-tpu-8i-technical-deep-dive), table
+        # "TPU 8t and TPU 8i at a glance": "HBM Capacity" 216 / 288 GB, "HBM Bandwidth" 6,528 / 8,601 GB/s,
+        # "Peak FP4 PFLOPs" 12.6 / 10.1 per chip
         ("tpu-8t", "fp4.matrix.dense", 12600),
         ("tpu-8t", "memory", 216),
         ("tpu-8t", "bandwidth", 6528),
@@ -90,6 +92,12 @@ def test_tpu8_files_only_the_fp4_peak_google_states(dataset):
     # The training chip has more compute, the serving chip more and faster memory.
     assert value(dataset, "tpu-8t", "fp4.matrix.dense") > value(dataset, "tpu-8i", "fp4.matrix.dense")
     assert value(dataset, "tpu-8i", "bandwidth") > value(dataset, "tpu-8t", "bandwidth")
+
+
+@pytest.mark.parametrize("device_id", ["tpu-8t", "tpu-8i"])
+def test_tpu8_memory_type_is_what_google_states(dataset, device_id):
+    """The deep dive says "HBM" without a generation; HBM3E comes only from analysts' reports."""
+    assert field_value(dataset.device(device_id), "memory_type").value == "HBM"
 
 
 def test_tpu7x_has_no_int8_figure(dataset):
@@ -147,6 +155,17 @@ def test_trainium_sparse_figure_is_not_filed_for_16_bit_formats(dataset, device_
     """AWS's one sparse figure is ~3.8x the BF16 rate (patterns beyond 2:4); filing it as BF16 sparse would mislead."""
     for field in ("bf16.matrix.sparse", "fp16.matrix.sparse", "tf32.matrix.sparse"):
         assert field_value(dataset.device(device_id), field) is None
+
+
+def test_trainium3_chip_figures_match_aws_ultraserver_table(dataset):
+    """AWS's Trn3 architecture page, Gen2 UltraServer (144 Trainium3): "362 PetaFLOPS of dense MXFP8 compute";
+    table rows "MXFP8/MXFP4 TFLOPS 362,448", "FP16/BF16/TF32 TFLOPS 96,624", "FP32 TFLOPS 26,352",
+    "Device Memory (GiB) 20,736". The per-chip figures filed from the Trainium3 page are the dense ones."""
+    chips = 144
+    assert chips * value(dataset, "trainium3", "fp8.matrix.dense") == 362_448
+    assert chips * value(dataset, "trainium3", "bf16.matrix.dense") == 96_624
+    assert chips * value(dataset, "trainium3", "fp32.matrix.dense") == 26_352
+    assert chips * value(dataset, "trainium3", "memory") == 20_736
 
 
 def test_trainium3_doubles_trainium2_at_fp8(dataset):
