@@ -104,6 +104,18 @@ def matmul_input_type(gpu: str, precision: str):
     return triton_type(matmul_triton.DTYPES[precision])
 
 
+def compile_matmul(gpu: str, precision: str):
+    """The matmul kernel as the demo launches it on ``gpu``: its input type, GPU tile and TF32 switch."""
+    from kernels import matmul_triton
+
+    dtype = matmul_input_type(gpu, precision)
+    out = "bf16" if precision == "fp8" else dtype
+    bm, bn, bk, warps, stages = matmul_triton.gpu_tile(precision)
+    signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": f"*{out}", **MATMUL_SIGNATURE}
+    constexprs = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "INPUT_PRECISION": "tf32" if precision == "tf32" else "ieee"}
+    return compile_for(gpu, matmul_triton.matmul_kernel, signature, constexprs, warps, stages)
+
+
 @pytest.mark.parametrize("gpu", GPUS)
 def test_each_architecture_belongs_to_data_set_devices(gpu, dataset):
     """The table above names real devices, each a GPU of the vendor its backend compiles for."""
@@ -195,12 +207,8 @@ def test_matmul_compiles_fits_and_uses_the_matrix_units_it_is_compared_with(gpu,
         if dtype is None:
             assert not compared_with_matrix_unit[precision], f"{gpu}: the data set has a {precision} matrix peak the demo refuses to run"
             continue
-        out = "bf16" if precision == "fp8" else dtype
-        bm, bn, bk, warps, stages = matmul_triton.gpu_tile(precision)
-        signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": f"*{out}", **MATMUL_SIGNATURE}
-        constexprs = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "INPUT_PRECISION": "tf32" if precision == "tf32" else "ieee"}
         try:
-            kernel = compile_for(gpu, matmul_triton.matmul_kernel, signature, constexprs, warps, stages)
+            kernel = compile_matmul(gpu, precision)
         except CompilationError as error:
             # The demo stops with Triton's reason (exit 3); only right where the GPU has no such matrix mode.
             assert precision == "tf32" and not compared_with_matrix_unit[precision], f"{gpu} {precision}: {error.error_message}"
@@ -222,14 +230,9 @@ def test_matmul_compiles_fits_and_uses_the_matrix_units_it_is_compared_with(gpu,
 def test_the_known_cases_per_architecture():
     """Spot checks of the compiled instructions, so the table above cannot drift silently."""
     need("triton")
-    from kernels import matmul_triton
 
     def code(gpu, precision):
-        dtype = matmul_input_type(gpu, precision)
-        bm, bn, bk, warps, stages = matmul_triton.gpu_tile(precision)
-        signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": f"*{'bf16' if precision == 'fp8' else dtype}", **MATMUL_SIGNATURE}
-        constexprs = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "INPUT_PRECISION": "tf32" if precision == "tf32" else "ieee"}
-        return machine_code(compile_for(gpu, matmul_triton.matmul_kernel, signature, constexprs, warps, stages))
+        return machine_code(compile_matmul(gpu, precision))
 
     assert re.search(r"wgmma\.mma_async\.\S*\.bf16\.bf16", code("sm_90", "bf16"))  # H100/H200: BF16 warpgroup MMA
     assert re.search(r"wgmma\.mma_async\.\S*\.e4m3\.e4m3", code("sm_90", "fp8"))
