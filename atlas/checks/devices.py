@@ -31,6 +31,11 @@ def runtime_name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def figure_key(entry: dict) -> tuple:
+    """What makes a compute figure unique: precision, unit, sparsity and accumulate (None when not stated)."""
+    return (entry["precision"], entry["unit"], entry["sparsity"], entry.get("accumulate"))
+
+
 def memory_family(memory_type: str) -> str | None:
     """'HBM3e' -> 'HBM', 'GDDR6X' -> 'GDDR', 'LPDDR5X' -> 'LPDDR', 'DDR5' -> 'DDR'."""
     upper = memory_type.upper()
@@ -50,6 +55,14 @@ def device_problems(device: dict, today: datetime.date | None = None) -> list[tu
     used = set()
     blocks = [((key,), device[key]) for key in ("memory", "power", "interconnect", "price") if key in device]
     blocks += [(("compute", i), entry) for i, entry in enumerate(device.get("compute", []))]
+    memory_block = device.get("memory", {})
+    if "gpu_share" in memory_block:
+        blocks.append((("memory", "gpu_share"), memory_block["gpu_share"]))
+    blocks += [
+        (("memory", "configurations", j), config)
+        for j, config in enumerate(memory_block.get("configurations", []))
+        if "source" in config
+    ]
     for path, block in blocks:
         ref = block.get("source")
         used.add(ref)
@@ -60,21 +73,22 @@ def device_problems(device: dict, today: datetime.date | None = None) -> list[tu
         if key not in used:
             problems.append((("sources", key), "is listed but no value cites it; remove it or cite it"))
 
-    # One figure per (precision, unit, sparsity).
+    # One figure per (precision, unit, sparsity, accumulate).
     seen = {}
     for i, entry in enumerate(device.get("compute", [])):
-        triple = (entry["precision"], entry["unit"], entry["sparsity"])
-        if triple in seen:
-            problems.append((("compute", i), f"repeats {'/'.join(triple)} already given at compute[{seen[triple]}]"))
+        key = figure_key(entry)
+        if key in seen:
+            label = "/".join(k for k in key if k)
+            problems.append((("compute", i), f"repeats {label} already given at compute[{seen[key]}]"))
         else:
-            seen[triple] = i
+            seen[key] = i
 
     # Sparse figures are about twice their dense twin, never smaller.
-    figures = {(e["precision"], e["unit"], e["sparsity"]): e["tflops"] for e in device.get("compute", [])}
+    figures = {figure_key(e): e["tflops"] for e in device.get("compute", [])}
     for i, entry in enumerate(device.get("compute", [])):
         if entry["sparsity"] != "sparse":
             continue
-        dense = figures.get((entry["precision"], entry["unit"], "dense"))
+        dense = figures.get((entry["precision"], entry["unit"], "dense", entry.get("accumulate")))
         if dense:
             ratio = entry["tflops"] / dense
             if not SPARSE_RATIO[0] <= ratio <= SPARSE_RATIO[1]:
@@ -115,7 +129,28 @@ def device_problems(device: dict, today: datetime.date | None = None) -> list[tu
             )
         )
 
+    # The default memory size is one of the configurations the device is sold with.
+    configurations = memory.get("configurations")
+    if configurations and memory.get("capacity_gib") not in [c["capacity_gib"] for c in configurations]:
+        sizes = ", ".join(f"{c['capacity_gib']:g}" for c in configurations)
+        problems.append(
+            (("memory", "capacity_gib"), f"{memory['capacity_gib']:g} GiB is not one of the configurations ({sizes} GiB)")
+        )
+    if family:
+        for j, config in enumerate(configurations or []):
+            cap, bw = config["capacity_gib"], config.get("bandwidth_gb_s")
+            if not cap_lo <= cap <= cap_hi:
+                problems.append((("memory", "configurations", j, "capacity_gib"), f"{cap} GiB is implausible for {family}"))
+            if bw is not None and not bw_lo <= bw <= bw_hi:
+                problems.append((("memory", "configurations", j, "bandwidth_gb_s"), f"{bw} GB/s is implausible for {family}"))
+    share = memory.get("gpu_share")
+    if share and "max_share" in share and share["max_share"] < share["default_share"]:
+        problems.append((("memory", "gpu_share", "max_share"), "is below default_share"))
+
     # Dates are not in the future.
+    launch_date = device.get("launch_date")
+    if launch_date and int(launch_date[:4]) != device.get("launch_year"):
+        problems.append((("launch_date",), f"year of {launch_date} differs from launch_year {device.get('launch_year')}"))
     if device.get("launch_year", 0) > today.year + 1:
         problems.append((("launch_year",), f"{device['launch_year']} is more than a year ahead"))
     price = device.get("price")
