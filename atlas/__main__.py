@@ -25,6 +25,7 @@ def main(argv=None) -> int:
     new.add_argument("--vendor", required=True, help="vendor name as shown on the site, e.g. NVIDIA")
     new.add_argument("--kind", required=True, choices=["gpu", "tpu", "asic", "fpga", "npu", "cpu"])
     new.add_argument("--like", help="id of the device to copy (default: the newest of the same kind)")
+    sub.add_parser("fit", help="fit the speed model on data/inference/ and cross-validate it (writes calculators/fitted.py)")
     policy = sub.add_parser("csp", help="print the Content-Security-Policy headers for a built site")
     policy.add_argument("site", help="the built site folder (mkdocs build writes site/)")
     policy.add_argument(
@@ -34,6 +35,15 @@ def main(argv=None) -> int:
         help="nginx add_header lines, a Netlify/Cloudflare _headers file, or the bare policy",
     )
     args = parser.parse_args(argv)
+
+    if args.command == "fit":
+        from atlas import fit_speed
+
+        try:
+            return fit_speed.main()
+        except DataValidationError as exc:
+            print(exc, file=sys.stderr)
+            return 1
 
     if args.command == "csp":
         from pathlib import Path

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from atlas.checks.common import text_problems
 from atlas.checks.devices import device_problems, runtime_name_key
+from atlas.checks.inference import inference_problems, inference_references
 from atlas.checks.measurements import measurement_problems, measurement_references
 from atlas.checks.models import model_problems
 from atlas.errors import DataError, DataValidationError, dotted
@@ -90,12 +91,14 @@ CROSS_CHECKS: list[Callable[[Dataset], list[DataError]]] = [
     identical_figures,
     shared_runtime_names,
     measurement_references,
+    inference_references,
 ]
 
 COLLECTIONS: tuple[Collection, ...] = (
     Collection("devices", "device", "hardware", "device.schema.json", device_problems),
     Collection("models", "model", "models", "model.schema.json", model_problems),
     Collection("measurements", "measurement", "measurements", "measurement.schema.json", measurement_problems),
+    Collection("inference", "inference measurements", "inference", "inference.schema.json", inference_problems),
 )
 
 
@@ -131,6 +134,11 @@ class Dataset:
     @property
     def measurements(self) -> dict:
         return self.entries.get("measurements", {})
+
+    @property
+    def inference(self) -> dict:
+        """Published inference measurements, one entry per source file (``data/inference/``)."""
+        return self.entries.get("inference", {})
 
     def device(self, device_id: str) -> dict:
         try:

@@ -87,6 +87,10 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
         compute_efficiency=values["compute_efficiency"],
         memory_efficiency=values["memory_efficiency"],
         price_per_hour=values["price_per_hour"],
+        engine=values["engine"],
+        split=values["split"],
+        gpu_layers=values["gpu_layers"],
+        host_bandwidth_gb_s=values["host_bandwidth_gb_s"],
     )
     baseline_id = values["baseline"]
     result, notes, why = estimate_speed(

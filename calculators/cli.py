@@ -122,10 +122,14 @@ def speed_table(result: dict, lang: str) -> str:
         (t("cli.time") + " (s)", lambda e: l10n.format_significant(e["time_s"], lang, 3)),
         (t("cli.tokens_per_s"), lambda e: l10n.format_significant(e["tokens_per_s"], lang, 3) if e["tokens_per_s"] else "-"),
         (t("cli.bound"), lambda e: t(f"bound.{e['bound']}")),
-        (t("cli.peak"), lambda e: f"{l10n.format_significant(e['peak_tflops'], lang, 4)} ({e['precision']}, {e['unit']})"),
+        (t("cli.peak"), lambda e: f"{l10n.format_significant(e['peak_tflops'], lang, 4)} ({e['precision']}, {e['unit']})"
+         if e["peak_tflops"] is not None else "-"),
         (t("cli.attainable"), lambda e: l10n.format_significant(e["attainable_tflops"], lang, 3)),
-        (t("cli.critical"), lambda e: l10n.format_significant(e["critical_intensity"], lang, 3)),
+        (t("cli.critical"), lambda e: l10n.format_significant(e["critical_intensity"], lang, 3)
+         if e["critical_intensity"] is not None else "-"),
     ]
+    if "engine" in result["device"]:
+        rows.insert(1, (t("cli.engine"), lambda e: e["engine"] + ("" if e["split"] == "none" else f" ({e['split']})")))
     if result["workload"] == "training":
         rows += [
             (t("cli.device_hours"), lambda e: l10n.format_significant(e["device_hours"], lang, 3)),
@@ -140,7 +144,9 @@ def speed_table(result: dict, lang: str) -> str:
         lines.append("")
         lines.append(t("cli.intensity", value=l10n.format_significant(result["arithmetic_intensity"], lang, 3)))
     if result["speedup"] is not None:
-        lines.append(f"{t('cli.speedup')}: {l10n.format_number(result['speedup'], lang, 2)}×")
+        compare = result["comparison"]
+        lines.append(t(f"cli.compare_{compare['direction']}", device=result["device"]["name"],
+                       baseline=result["baseline"]["name"], factor=l10n.format_number(compare["factor"], lang, 2)))
     return "\n".join(lines + _notes(result, lang))
 
 

@@ -336,6 +336,32 @@ PRECISION_FALLBACKS: dict[str, tuple[str, ...]] = {
     "int4": ("int4", "int8", "fp8", "fp16", "bf16", "fp32"),
 }
 
+MATRIX_RATE_RATIO = Default(
+    "peak.matrix_rate_ratio",
+    {"tf32": 0.5, "bf16": 1.0, "fp16": 1.0, "fp8": 2.0, "int8": 2.0, "fp6": 2.0, "fp4": 4.0, "int4": 4.0},
+    "matrix rate relative to BF16",
+    Source(
+        "https://resources.nvidia.com/en-us-blackwell-architecture",
+        "NVIDIA Blackwell Architecture Technical Brief; NVIDIA H100 Tensor Core GPU datasheet",
+        "H100 SXM dense: TF32 494.5, BF16/FP16 989.5, FP8/INT8 1,979 TFLOP/s; B200 dense: FP4 9, FP8/FP6 4.5, "
+        "BF16 2.25 PFLOP/s — each halving of the operand width doubles the tensor-core rate.",
+    ),
+    "used only to estimate a precision a device does not state from one it does (the result says so)",
+)
+
+DEFAULT_HOST_BANDWIDTH = Default(
+    "host.bandwidth_gb_s",
+    89.6,
+    "GB/s",
+    Source(
+        "https://www.jedec.org/standards-documents/docs/jesd79-5c01",
+        "JEDEC JESD79-5 DDR5 SDRAM standard (data rates); two 64-bit channels",
+        "DDR5-5600 transfers 5,600 MT/s on a 64-bit channel: 5,600 x 8 bytes = 44.8 GB/s per channel, 89.6 GB/s "
+        "for a dual-channel desktop.",
+    ),
+    "system memory of a typical current desktop (dual-channel DDR5-5600) for layers offloaded from the GPU",
+)
+
 MAX_DEVICES_FOR_FIT = 4096  # the "fits" list stops counting here
 
 

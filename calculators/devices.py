@@ -13,9 +13,10 @@ integer precisions), power in W.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from calculators.defaults import GB, GIB, PRECISION_FALLBACKS, SPARSE_TO_DENSE
+from calculators.defaults import GB, GIB, MATRIX_RATE_RATIO, PRECISION_FALLBACKS, SPARSE_TO_DENSE
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class Peak:
     unit: str  # "matrix" or "vector"
     requested: str  # the precision asked for
     from_sparse: float | None = None  # the vendor's sparse figure this dense peak was derived from
+    scaled_from: str | None = None  # precision of the matrix figure this peak was scaled from (an estimate)
+    origin: str = "stated"  # stated, derived or estimate (as the data set marks the figure)
 
     @property
     def fell_back(self) -> bool:
@@ -35,6 +38,38 @@ class Peak:
 
 def name(device: dict) -> str:
     return device.get("short_name") or device["name"]
+
+
+def configurations(device: dict) -> list[dict]:
+    """The memory configurations the device is sold with (one, the default, when the data lists none)."""
+    memory = device["memory"]
+    listed = memory.get("configurations")
+    if listed:
+        return [{"bandwidth_gb_s": memory["bandwidth_gb_s"], **c} for c in listed]
+    return [{"capacity_gib": memory["capacity_gib"], "bandwidth_gb_s": memory["bandwidth_gb_s"]}]
+
+
+def configured(device: dict, capacity_gib: float | None = None, label: str | None = None) -> dict:
+    """The device with the memory configuration of ``capacity_gib`` (and ``label`` for binned chips).
+
+    Returns the device unchanged when neither is given; raises KeyError when no configuration matches.
+    """
+    if capacity_gib is None and label is None:
+        return device
+    for config in configurations(device):
+        if capacity_gib is not None and config["capacity_gib"] != capacity_gib:
+            continue
+        if label is not None and config.get("label") != label:
+            continue
+        memory = {**device["memory"], "capacity_gib": config["capacity_gib"], "bandwidth_gb_s": config["bandwidth_gb_s"]}
+        return {**device, "memory": memory}
+    raise KeyError(capacity_gib)
+
+
+def gpu_share(device: dict) -> float:
+    """Share of the memory the GPU may use by default (1 unless the data set records a unified-memory limit)."""
+    share = device["memory"].get("gpu_share")
+    return share["default_share"] if share else 1.0
 
 
 def capacity_bytes(device: dict) -> float:
@@ -57,12 +92,28 @@ def tdp_w(device: dict) -> float | None:
     return power["tdp_w"] if power else None
 
 
-def figure(device: dict, precision: str, unit: str, sparsity: str = "dense") -> float | None:
-    """The stated TFLOP/s of ``precision`` on ``unit`` with ``sparsity``, or None."""
+def compute_entry(device: dict, precision: str, unit: str, sparsity: str = "dense") -> dict | None:
+    """The compute entry of ``precision`` on ``unit`` with ``sparsity`` that frameworks use, or None.
+
+    Where a device lists a precision twice (FP16 and FP32 accumulate on GeForce cards), the FP32-accumulate
+    entry is the one frameworks and this lookup use. Figures of a separate NPU (``component: npu``, e.g.
+    Apple's Neural Engine) are not the GPU's and are skipped.
+    """
+    best = None
     for entry in device.get("compute", []):
+        if entry.get("component", "main") == "npu":
+            continue
         if (entry["precision"], entry["unit"], entry["sparsity"]) == (precision, unit, sparsity):
-            return entry["tflops"]
-    return None
+            if entry.get("accumulate") in (None, "fp32", "int32"):
+                return entry
+            best = best or entry
+    return best
+
+
+def figure(device: dict, precision: str, unit: str, sparsity: str = "dense") -> float | None:
+    """The TFLOP/s of ``precision`` on ``unit`` with ``sparsity`` (see ``compute_entry``), or None."""
+    entry = compute_entry(device, precision, unit, sparsity)
+    return entry["tflops"] if entry else None
 
 
 def dense_figure(device: dict, precision: str, unit: str) -> float | None:
@@ -70,21 +121,74 @@ def dense_figure(device: dict, precision: str, unit: str) -> float | None:
     return figure(device, precision, unit, "dense")
 
 
+def _matrix(device: dict, candidate: str, requested: str) -> Peak | None:
+    """The dense matrix peak of ``candidate``: stated or derived, else half the sparse figure."""
+    entry = compute_entry(device, candidate, "matrix", "dense")
+    if entry:
+        return Peak(entry["tflops"], candidate, "matrix", requested, origin=entry.get("origin", "stated"))
+    sparse = figure(device, candidate, "matrix", "sparse")
+    if sparse:
+        return Peak(sparse * SPARSE_TO_DENSE.value, candidate, "matrix", requested, from_sparse=sparse,
+                    origin="derived")
+    return None
+
+
+def _scaled(device: dict, wanted: str, requested: str) -> Peak | None:
+    """An estimate of ``wanted`` on the matrix unit from the nearest matrix precision the device states.
+
+    Used only when the device states a matrix figure, but none in ``wanted``'s fallback chain (Rubin files
+    FP4 only, the RTX PRO 6000 Blackwell sparse FP4 only): tensor cores halve their rate for each doubling
+    of the operand width (``defaults.MATRIX_RATE_RATIO``).
+    """
+    if wanted not in MATRIX_RATE_RATIO.value:
+        return None
+    best = None
+    for other, ratio in MATRIX_RATE_RATIO.value.items():
+        found = _matrix(device, other, requested)
+        if found is None:
+            continue
+        distance = abs(math.log2(ratio / MATRIX_RATE_RATIO.value[wanted]))
+        if best is None or distance < best[0]:
+            best = (distance, found, ratio)
+    if best is None:
+        return None
+    _, found, ratio = best
+    tflops = found.tflops * MATRIX_RATE_RATIO.value[wanted] / ratio
+    return Peak(tflops, wanted, "matrix", requested, from_sparse=found.from_sparse, scaled_from=found.precision,
+                origin="estimate")
+
+
 def peak(device: dict, precision: str) -> Peak | None:
     """The dense peak to use for ``precision``; None if the device states nothing usable.
 
-    Order for each precision in the fallback chain: the dense matrix-unit
-    figure, half the sparse matrix-unit figure when that is all the vendor
-    gives, the dense vector-unit figure.
+    Order: the requested precision on the matrix unit (dense, else half the
+    sparse figure), then on the vector unit; then the other precisions of the
+    fallback chain on the matrix unit; then an estimate scaled from the
+    nearest matrix precision the device states (never a drop from a matrix
+    unit to a vector unit while the device has any matrix figure); only then
+    the chain's vector figures.
     """
-    for candidate in PRECISION_FALLBACKS.get(precision, (precision,)):
-        tflops = dense_figure(device, candidate, "matrix")
-        if tflops:
-            return Peak(tflops, candidate, "matrix", precision)
-        sparse = figure(device, candidate, "matrix", "sparse")
-        if sparse:
-            return Peak(sparse * SPARSE_TO_DENSE.value, candidate, "matrix", precision, from_sparse=sparse)
+    found = _matrix(device, precision, precision)
+    if found:
+        return found
+    tflops = dense_figure(device, precision, "vector")
+    if tflops:
+        return Peak(tflops, precision, "vector", precision)
+    return matrix_peak(device, PRECISION_FALLBACKS.get(precision, (precision,)), requested=precision)
+
+
+def matrix_peak(device: dict, wanted: tuple[str, ...], requested: str | None = None) -> Peak | None:
+    """The first matrix peak of ``wanted``, else one scaled from another matrix figure, else a vector figure."""
+    requested = requested or wanted[0]
+    for candidate in wanted:
+        found = _matrix(device, candidate, requested)
+        if found:
+            return found
+    scaled = _scaled(device, wanted[0], requested)
+    if scaled:
+        return scaled
+    for candidate in wanted + ("fp32",):
         tflops = dense_figure(device, candidate, "vector")
         if tflops:
-            return Peak(tflops, candidate, "vector", precision)
+            return Peak(tflops, candidate, "vector", requested)
     return None

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 from calculators import defaults as d
 from calculators.catalog import Catalog
+from calculators.engines import ENGINES
 from calculators.messages import FieldError, ValidationError, error
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4")
@@ -122,6 +123,14 @@ PARAMETERS: tuple[Param, ...] = (
     Param("compute_efficiency", "float", SPEED, "fraction of peak FLOP/s reached (0-1]", None, 0, 1, True),
     Param("memory_efficiency", "float", SPEED, "fraction of peak bandwidth reached (0-1]", None, 0, 1, True),
     Param("price_per_hour", "float", SPEED, "US$ per device-hour", None, 0, 1_000_000),
+    Param("engine", "choice", SPEED, "inference engine (default: llama.cpp on desktops, Macs and edge boxes, vLLM in "
+          "data centres)", choices=ENGINES),
+    Param("split", "choice", SPEED, "how several devices share the model: layer (stages one after another, "
+          "llama.cpp's default) or tensor (tensor parallel)", choices=("layer", "tensor")),
+    Param("gpu_layers", "int", SPEED, "layers kept on the device(s); the rest are read from system memory", None, 0,
+          10_000),
+    Param("host_bandwidth_gb_s", "float", SPEED, "system memory bandwidth in GB/s for offloaded layers "
+          f"(default {d.DEFAULT_HOST_BANDWIDTH.value} GB/s, dual-channel DDR5-5600)", None, 0, 100_000, True),
 )
 BY_NAME = {p.name: p for p in PARAMETERS}
 

@@ -14,18 +14,31 @@ Workloads (per unit of work):
 - ``training``: ``tokens`` tokens at 6 FLOPs (8 with recomputation) per active
   parameter, modelled compute-bound (model FLOPs utilisation as efficiency);
 - ``kernel``: given ``flops`` and ``bytes``.
-With ``num_devices`` > 1 the work splits evenly (communication not modelled).
+
+Decode and prefill go through ``calculators.speed_model``: a sum of physical
+terms (bytes read, FLOPs, fixed costs per step and layer, all-reduces,
+pipeline hops, offloaded layers) each weighted by parameters fitted on
+published measurements (``calculators.fitted``), per engine and device
+class. ``placement`` decides how several devices share the work (``split``:
+layer — stages one after another, llama.cpp's default; tensor — every device
+holds a slice and they all-reduce twice per layer) and how many layers stay
+in system memory (``gpu_layers``). The result says first whether the model
+fits on the devices, with the shortfall and what would fit. Training and
+kernels stay plain rooflines with fixed efficiencies.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+
 from calculators import defaults as d
 from calculators import devices as dev
-from calculators import roofline
+from calculators import engines, fitted, roofline
+from calculators import speed_model as sm
 from calculators.energy import energy_kwh
-from calculators.memory import kv_cache_bytes, weight_bytes
+from calculators.memory import MemoryOptions, _per_device, kv_cache_bytes, weight_bytes
 from calculators.messages import Message, ValidationError, error
 from calculators.models import ModelSpec
 
@@ -50,6 +63,10 @@ class SpeedOptions:
     compute_efficiency: float | None = None
     memory_efficiency: float | None = None
     price_per_hour: float | None = None  # US$ per device-hour
+    engine: str | None = None  # None: engines.default_engine(device)
+    split: str | None = None  # None: layer for llama.cpp, tensor for the server engines
+    gpu_layers: int | None = None  # None: every layer on the devices
+    host_bandwidth_gb_s: float | None = None  # system memory for offloaded layers; None: DEFAULT_HOST_BANDWIDTH
 
     @property
     def compute_precision(self) -> str:
@@ -89,6 +106,169 @@ def workload(model: ModelSpec | None, opts: SpeedOptions) -> Work:
         return Work(flops, moved, tokens)
     per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
     return Work(per_token.value * model.active * opts.tokens, None, opts.tokens)
+
+
+def engine_for(device: dict, opts: SpeedOptions) -> str:
+    return opts.engine or engines.default_engine(device)
+
+
+def split_for(engine: str, opts: SpeedOptions) -> str:
+    if opts.num_devices <= 1:
+        return "none"
+    return opts.split or ("layer" if engine == "llama.cpp" else "tensor")
+
+
+def memory_need(model: ModelSpec, opts: SpeedOptions, n: int, weights: str | None = None, context: int | None = None,
+                gpu_layers: int | None = None) -> float:
+    """Bytes one of ``n`` devices holds for inference (weights and KV split over them, plus workspace and overhead)."""
+    mem_opts = MemoryOptions(weights=weights or opts.weights, kv_cache=opts.kv_cache,
+                             context=context if context is not None else opts.context, batch=opts.batch,
+                             group_size=opts.group_size, double_quant=opts.double_quant, num_devices=n, tp=n)
+    per = _per_device(model, mem_opts, [])
+    layers = gpu_layers if gpu_layers is not None else opts.gpu_layers
+    share = 1.0 if layers is None or layers >= model.layers else max(layers, 0) / model.layers
+    return (per["weights"] + per["kv_cache"]) * share + per["activations"] + per["overhead"]
+
+
+def usable_bytes(device: dict) -> float:
+    """Memory the GPU may use: capacity times the unified-memory share where the data set records one."""
+    return dev.capacity_bytes(device) * dev.gpu_share(device)
+
+
+def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str) -> dict:
+    """Whether the model, its KV cache and the runtime fit on the devices; if not, the shortfall and what would."""
+    n = opts.num_devices
+    available = usable_bytes(device)
+    need = memory_need(model, opts, n)
+    out = {
+        "fits": need <= available,
+        "needed_gib": need / d.GIB,
+        "available_gib": available / d.GIB,
+        "margin_gib": (available - need) / d.GIB,
+        "gpu_share": dev.gpu_share(device),
+        "suggestions": {},
+    }
+    if out["fits"]:
+        return out
+    tips = out["suggestions"]
+    formats = sorted(d.WEIGHT_FORMATS, key=lambda f: -d.WEIGHT_FORMATS[f].bits)
+    smaller = [f for f in formats if d.WEIGHT_FORMATS[f].bits < d.WEIGHT_FORMATS[opts.weights].bits
+               and memory_need(model, opts, n, weights=f) <= available]
+    if smaller:
+        tips["weights"] = smaller[0]
+    low, high = 0, opts.context
+    while low < high:  # longest context that fits with these weights
+        mid = (low + high + 1) // 2
+        if memory_need(model, opts, n, context=mid) <= available:
+            low = mid
+        else:
+            high = mid - 1
+    if low >= 512:
+        tips["context"] = low
+    for more in range(n + 1, min(4 * n + 64, d.MAX_DEVICES_FOR_FIT)):
+        if memory_need(model, opts, more) <= available:
+            tips["num_devices"] = more
+            break
+    if engine == "llama.cpp":
+        layers = next((k for k in range(model.layers - 1, -1, -1)
+                       if memory_need(model, opts, n, gpu_layers=k) <= available), None)
+        if layers is not None and layers > 0:
+            tips["gpu_layers"] = layers
+    return out
+
+
+def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: SpeedOptions, field: str,
+                      notes: list) -> dict:
+    """The fitted speed model's result for decode or prefill on ``opts.num_devices`` of ``device``."""
+    engine = engine_for(device, opts)
+    split = split_for(engine, opts)
+    n = opts.num_devices
+    host = opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
+    placement = sm.Placement(num_devices=n, split=split, gpu_layers=opts.gpu_layers, host_bandwidth_gb_s=host)
+    if opts.workload == "decode":
+        case = sm.Case("decode", opts.weights, opts.kv_cache, context=opts.context, batch=opts.batch, engine=engine,
+                       placement=placement, group_size=opts.group_size, double_quant=opts.double_quant)
+    else:
+        case = sm.Case("prefill", opts.weights, opts.kv_cache, context=0, prompt=opts.context, batch=opts.batch,
+                       engine=engine, placement=placement, group_size=opts.group_size, double_quant=opts.double_quant)
+    t = sm.terms(model, device, case)
+    if t.peak_tflops is None and opts.workload == "prefill":
+        raise ValidationError([error(field, "error.no_peak_prefill", device=dev.name(device))])
+    if t.peak_tflops is None:
+        notes.append(Message("note.no_compute_peak", {"device": dev.name(device)}))
+    elif t.peak_note == "sparse_halved":
+        notes.append(Message("note.sparse_halved", {"device": dev.name(device), "precision": t.precision,
+                                                    "sparse": t.peak_tflops * 2, "dense": t.peak_tflops}))
+    elif t.peak_note == "scaled":
+        notes.append(Message("note.peak_scaled", {"device": dev.name(device), "precision": t.precision,
+                                                  "tflops": t.peak_tflops}))
+    elif t.peak_note == "vector":
+        notes.append(Message("note.vector_unit", {"device": dev.name(device), "precision": t.precision}))
+    predicted = sm.predict(t, fitted.PARAMS)
+    parts = predicted["parts_s"]
+    time = predicted["time_s"]
+    bandwidth_gb_s = dev.bandwidth_bytes_s(device) / d.GB
+    out = {
+        "id": device_id,
+        "name": dev.name(device),
+        "precision": t.precision,
+        "unit": t.peak_unit,
+        "peak_tflops": t.peak_tflops,
+        "bandwidth_gb_s": bandwidth_gb_s,
+        "critical_intensity": roofline.critical_intensity(t.peak_tflops, bandwidth_gb_s) if t.peak_tflops else None,
+        "time_s": time,
+        "compute_time_s": sum(v for k, v in parts.items() if sm.BOUND_OF[k] == "compute"),
+        "memory_time_s": sum(v for k, v in parts.items() if sm.BOUND_OF[k] == "memory"),
+        "overhead_time_s": sum(v for k, v in parts.items() if sm.BOUND_OF[k] == "overhead"),
+        "communication_time_s": sum(v for k, v in parts.items() if sm.BOUND_OF[k] == "communication"),
+        "time_parts_s": parts,
+        "bound": sm.bound(parts),
+        "tokens_per_s": t.tokens / time,
+        "tokens_per_s_per_sequence": t.tokens / time / opts.batch,
+        "attainable_tflops": t.flops / time / 1e12 / n,
+        "engine": engine,
+        "split": split,
+        "device_class": t.device_class,
+        "efficiencies": sm.efficiencies(t, fitted.PARAMS),
+        "memory": fit_verdict(model, opts, device, engine),
+        "accuracy": accuracy_for(opts.workload, n, opts.batch),
+    }
+    return out
+
+
+def fit_notes(device_result: dict, opts: SpeedOptions) -> list[Message]:
+    """The fit verdict first: fits with its margin, or the shortfall and what would fit."""
+    verdict = device_result["memory"]
+    out = []
+    if verdict["gpu_share"] < 1:
+        out.append(Message("note.unified_share", {"device": device_result["name"], "share": 100 * verdict["gpu_share"],
+                                                  "available": verdict["available_gib"]}))
+    if verdict["fits"]:
+        out.append(Message("note.fits", {"needed": verdict["needed_gib"], "available": verdict["available_gib"],
+                                         "margin": verdict["margin_gib"]}))
+        return out
+    out.append(Message("note.does_not_fit", {"needed": verdict["needed_gib"], "available": verdict["available_gib"],
+                                             "short": -verdict["margin_gib"]}))
+    tips = verdict["suggestions"]
+    if "weights" in tips:
+        out.append(Message("note.fit_weights", {"weights": tips["weights"]}))
+    if "context" in tips:
+        out.append(Message("note.fit_context", {"context": tips["context"]}))
+    if "num_devices" in tips:
+        out.append(Message("note.fit_devices", {"num_devices": tips["num_devices"]}))
+    if "gpu_layers" in tips:
+        out.append(Message("note.fit_gpu_layers", {"gpu_layers": tips["gpu_layers"]}))
+    return out
+
+
+def accuracy_for(workload: str, num_devices: int, batch: int) -> dict | None:
+    """The cross-validated error of cases like this one (from ``fitted.PROVENANCE``), or None."""
+    group = "prefill" if workload == "prefill" else (
+        "decode-single-batch1" if num_devices == 1 and batch == 1 else "decode-multi-or-batched")
+    figures = fitted.PROVENANCE.get("cross_validated", {}).get(group)
+    if not figures:
+        return None
+    return {"group": group, **figures}
 
 
 def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, field: str, notes: list) -> dict:
@@ -157,8 +337,13 @@ def estimate_speed(
     """The speed result dict, its notes and the comparison reason (None without a baseline)."""
     notes: list[Message] = []
     work = workload(model, opts)
-    dev_result = device_result(device_id, device, work, opts, "device", notes)
-    base_result = device_result(baseline_id, baseline, work, opts, "baseline", notes) if baseline else None
+    if model is not None and opts.workload in ("decode", "prefill"):
+        dev_result = llm_device_result(device_id, device, model, opts, "device", notes)
+        base_result = llm_device_result(baseline_id, baseline, model, opts, "baseline", notes) if baseline else None
+        work = Work(work.flops, work.bytes, work.tokens if opts.workload == "prefill" else opts.batch)
+    else:
+        dev_result = device_result(device_id, device, work, opts, "device", notes)
+        base_result = device_result(baseline_id, baseline, work, opts, "baseline", notes) if baseline else None
     why = reason(dev_result, base_result) if base_result else None
     if model is not None and opts.precision is None and d.WEIGHT_FORMATS[opts.weights].kind in ("int4", "nf4", "gguf"):
         notes.append(Message("note.weight_only", {"weights": opts.weights, "precision": opts.compute_precision}))
@@ -167,8 +352,14 @@ def estimate_speed(
     if opts.workload == "training":
         per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
         notes.append(Message("note.training_compute_bound", {"flops_per_token": per_token.value}))
-    if opts.num_devices > 1:
+    if opts.num_devices > 1 and opts.workload not in ("decode", "prefill"):
         notes.append(Message("note.multi_device", {"num_devices": opts.num_devices}))
+    if opts.num_devices > 1 and opts.workload in ("decode", "prefill"):
+        notes.append(Message(f"note.split_{dev_result['split']}", {"num_devices": opts.num_devices}))
+    if opts.gpu_layers is not None and model is not None and opts.gpu_layers < model.layers \
+            and opts.workload in ("decode", "prefill"):
+        notes.append(Message("note.offload", {"gpu_layers": opts.gpu_layers, "layers": model.layers,
+                                              "host_gb_s": opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value}))
     if model is not None and model.max_context and opts.context > model.max_context and opts.workload != "training":
         notes.append(Message("note.context_exceeds", {"context": opts.context, "max_context": model.max_context}))
     result = {
@@ -190,5 +381,14 @@ def estimate_speed(
         "device": dev_result,
         "baseline": base_result,
         "speedup": (base_result["time_s"] / dev_result["time_s"]) if base_result else None,
+        "engine": dev_result.get("engine"),
+        "split": dev_result.get("split"),
+        "gpu_layers": opts.gpu_layers,
     }
+    if dev_result.get("memory"):
+        notes[:0] = fit_notes(dev_result, opts)
+    if base_result:
+        ratio = result["speedup"]
+        result["comparison"] = {"direction": "faster" if ratio >= 1 else "slower",
+                                "factor": ratio if ratio >= 1 else 1 / ratio}
     return result, notes, why

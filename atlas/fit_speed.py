@@ -1,0 +1,268 @@
+"""Fit the speed model's parameters on the published measurements, and cross-validate it.
+
+``python -m atlas fit`` (``make fit``) reads every LLM case in
+``data/inference/``, computes its physical terms with
+``calculators.speed_model.terms`` — the very function the calculators
+predict with — and finds the parameters θ that minimise the robust sum of
+squared log errors log(predicted / measured), with weak priors that keep a
+parameter the data cannot pin down at a physically plausible value and a
+shrinkage that pulls each per-engine and per-device-class correction towards
+the coarser value. It writes
+
+- ``calculators/fitted.py``: the parameters, the fit's provenance (date,
+  cases, sources, residuals) and the cross-validated error per group of
+  cases — what the calculators and the browser read;
+- ``atlas/fit_report.json``: every case with its measured value and its
+  cross-validated prediction, for the accuracy page.
+
+Cross-validation leaves one source out at a time (a file and the files it
+names in ``independent_of``), fits on the rest and predicts the left-out
+cases: no prediction ever sees its own measurement. Build-side only (numpy,
+scipy).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import pprint
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from atlas.checks.inference import cases as file_cases
+from atlas.dataset import REPO_ROOT, Dataset, load_dataset
+from calculators import devices as dev
+from calculators import speed_model as sm
+from calculators.models import ModelSpec
+
+FITTED_PY = REPO_ROOT / "calculators" / "fitted.py"
+REPORT_JSON = REPO_ROOT / "atlas" / "fit_report.json"
+
+# Priors: (value, spread in natural-log units). Efficiencies as fractions, times in seconds.
+PRIORS: dict[str, tuple[float, float]] = {
+    "mem": (0.75, 1.5),
+    "compute_decode": (0.3, 1.5),
+    "compute_prefill": (0.5, 1.5),
+    "attention": (0.3, 1.5),
+    "step": (2e-4, 2.0),
+    "layer_steps": (2e-5, 2.0),
+    "allreduce": (2e-5, 2.0),
+    "allreduce_bytes": (0.6, 1.0),
+    "hop": (1e-4, 2.0),
+    "host_mem": (0.6, 0.5),
+    "pcie_copy": (0.7, 0.5),
+}
+SHRINK = 0.7  # spread (log units) of a per-engine / per-class correction around the coarser value
+MIN_CASES = 3  # a correction is fitted only for a group with at least this many cases
+SPLITS = {"none": "none", "layer": "layer", "pipeline": "layer", "tensor": "tensor", "expert": "tensor",
+          "tensor+expert": "tensor"}
+GROUPS = ("decode-single-batch1", "decode-multi-or-batched", "prefill")
+BANDS = ((0.8, 1.25), (0.67, 1.5))
+
+
+def logit(p: float) -> float:
+    return math.log(p / (1 - p))
+
+
+def prior_raw(feature: str) -> float:
+    value, _ = PRIORS[feature]
+    return logit(value) if sm.FEATURES[feature][0] == "efficiency" else math.log(value)
+
+
+@dataclass
+class FitCase:
+    """One measured number and what the model needs to predict it."""
+
+    source: str
+    index: int
+    phase: str
+    group: str
+    measured_s: float  # seconds per decode step or per prompt
+    measured_tps: float
+    terms: sm.Terms
+    label: dict
+
+
+def case_group(phase: str, num_devices: int, batch: int) -> str:
+    if phase == "prefill":
+        return "prefill"
+    return "decode-single-batch1" if num_devices == 1 and batch == 1 else "decode-multi-or-batched"
+
+
+def build_cases(dataset: Dataset) -> tuple[list[FitCase], list[dict]]:
+    """Every LLM measurement as FitCases (decode and prefill separately), and the cases the model cannot take."""
+    out, refused = [], []
+    for source_id, entry in dataset.inference.items():
+        for index, case in enumerate(file_cases(entry)):
+            if case.get("kind", "llm") != "llm":
+                continue
+            device = dataset.devices[case["device"]]
+            try:
+                device = dev.configured(device, case.get("memory_gib"))
+            except KeyError:
+                pass
+            model = ModelSpec.from_preset(case["model"], dataset.models[case["model"]])
+            placement = sm.Placement(
+                num_devices=case.get("num_devices", 1), split=SPLITS[case.get("split", "none")]
+            )
+            common = dict(weights=case["weights"], kv_cache=case.get("kv_cache", "fp16"), batch=case.get("batch", 1),
+                          engine=case["engine"], placement=placement)
+            label = {k: case.get(k) for k in ("device", "model", "weights", "engine", "backend", "num_devices", "split",
+                                              "batch", "prompt_tokens", "generated_tokens", "context_depth")}
+            depth = case.get("context_depth", 0)
+            phases = []
+            if "decode_tokens_per_s" in case:
+                context = depth + case.get("prompt_tokens", 0) + case.get("generated_tokens", 128) // 2
+                phases.append(("decode", sm.Case("decode", context=context, **common), case["decode_tokens_per_s"]))
+            if "prefill_tokens_per_s" in case:
+                phases.append(("prefill", sm.Case("prefill", context=depth, prompt=case["prompt_tokens"], **common),
+                               case["prefill_tokens_per_s"]))
+            for phase, sm_case, tps in phases:
+                terms = sm.terms(model, device, sm_case)
+                if phase == "prefill" and terms.peak_tflops is None:
+                    refused.append({**label, "source": source_id, "phase": phase, "reason": "no compute peak"})
+                    continue
+                out.append(FitCase(source_id, index, phase, case_group(phase, placement.num_devices, sm_case.batch),
+                                   terms.tokens / tps, tps, terms, {**label, "phase": phase}))
+    return out, refused
+
+
+class Layout:
+    """Which parameters exist: each feature's global value and the corrections the cases support."""
+
+    def __init__(self, cases: list[FitCase]):
+        self.slots: list[tuple[str, str, str]] = []  # (feature, level, key); level "global" has key ""
+        counts: dict[tuple[str, str, str], int] = {}
+        for c in cases:
+            for feature, x in c.terms.x.items():
+                if not x:
+                    continue
+                for level in sm.FEATURES[feature][1]:
+                    key = {"engine": c.terms.engine, "engine_class": f"{c.terms.engine}|{c.terms.device_class}",
+                           "link": c.terms.link}[level]
+                    counts[(feature, level, key)] = counts.get((feature, level, key), 0) + 1
+        for feature in sm.FEATURES:
+            self.slots.append((feature, "global", ""))
+        self.slots += sorted(k for k, n in counts.items() if n >= MIN_CASES)
+        self.index = {slot: i for i, slot in enumerate(self.slots)}
+
+    def initial(self) -> np.ndarray:
+        return np.array([prior_raw(f) if level == "global" else 0.0 for f, level, _ in self.slots])
+
+    def params(self, vector) -> dict:
+        """The parameter dict ``calculators.speed_model`` reads."""
+        out: dict = {f: {"global": 0.0} for f in sm.FEATURES}
+        for (feature, level, key), value in zip(self.slots, vector, strict=True):
+            if level == "global":
+                out[feature]["global"] = round(float(value), 6)
+            else:
+                out[feature].setdefault(level, {})[key] = round(float(value), 6)
+        return out
+
+
+def residuals(vector, layout: Layout, cases: list[FitCase]) -> np.ndarray:
+    params = layout.params(vector)
+    res = [math.log(sm.predict(c.terms, params)["time_s"] / c.measured_s) for c in cases]
+    for (feature, level, _), value in zip(layout.slots, vector, strict=True):
+        if level == "global":
+            res.append((value - prior_raw(feature)) / PRIORS[feature][1])
+        else:
+            res.append(value / SHRINK)
+    return np.array(res)
+
+
+def fit(cases: list[FitCase]) -> dict:
+    """The fitted parameter dict for ``cases``."""
+    layout = Layout(cases)
+    solution = least_squares(residuals, layout.initial(), args=(layout, cases), loss="soft_l1", f_scale=0.15,
+                             max_nfev=3000)
+    return layout.params(solution.x)
+
+
+def cross_validate(cases: list[FitCase], dataset: Dataset) -> list[dict]:
+    """Each case predicted by a fit that left its source (and the sources it is not independent of) out."""
+    out = []
+    for source_id in sorted({c.source for c in cases}):
+        related = {source_id, *dataset.inference[source_id].get("independent_of", [])}
+        train = [c for c in cases if c.source not in related]
+        held = [c for c in cases if c.source == source_id]
+        params = fit(train)
+        for c in held:
+            predicted_s = sm.predict(c.terms, params)["time_s"]
+            out.append({**c.label, "source": source_id, "group": c.group, "measured_tokens_per_s": c.measured_tps,
+                        "predicted_tokens_per_s": round(c.terms.tokens / predicted_s, 3),
+                        "ratio": round(c.measured_s / predicted_s, 4)})
+    return out
+
+
+def summarise(rows: list[dict]) -> dict:
+    """Per group: cases, share within each band, median ratio, worst ratio (predicted / measured)."""
+    summary = {}
+    for group in GROUPS + ("all",):
+        ratios = [r["ratio"] for r in rows if group == "all" or r["group"] == group]
+        if not ratios:
+            continue
+        logs = sorted(abs(math.log(r)) for r in ratios)
+        summary[group] = {
+            "cases": len(ratios),
+            "within_0.8_1.25": round(sum(BANDS[0][0] <= r <= BANDS[0][1] for r in ratios) / len(ratios), 4),
+            "within_0.67_1.5": round(sum(BANDS[1][0] <= r <= BANDS[1][1] for r in ratios) / len(ratios), 4),
+            "median_ratio": round(float(np.median(ratios)), 4),
+            "median_abs_error": round(math.exp(logs[len(logs) // 2]) - 1, 4),
+            "p80_abs_error": round(math.exp(logs[min(len(logs) - 1, int(0.8 * len(logs)))]) - 1, 4),
+            "worst_ratio": round(max(ratios, key=lambda r: abs(math.log(r))), 4),
+        }
+    return summary
+
+
+def run(data_dir=None, write: bool = True) -> dict:
+    """Fit on everything, cross-validate, and (with ``write``) write fitted.py and the report."""
+    dataset = load_dataset(data_dir) if data_dir else load_dataset()
+    cases, refused = build_cases(dataset)
+    params = fit(cases)
+    cv_rows = cross_validate(cases, dataset)
+    train = [c.measured_s / sm.predict(c.terms, params)["time_s"] for c in cases]
+    report = {
+        "date": datetime.date.today().isoformat(),
+        "cases": len(cases),
+        "sources": sorted({c.source for c in cases}),
+        "refused": refused,
+        "train_median_abs_error": round(math.exp(float(np.median([abs(math.log(r)) for r in train]))) - 1, 4)
+        if train else None,
+        "cross_validated": summarise(cv_rows),
+    }
+    if write:
+        write_fitted(params, report)
+        REPORT_JSON.write_text(json.dumps({"summary": report, "cases": cv_rows}, indent=1, ensure_ascii=False) + "\n",
+                               encoding="utf-8")
+    return {"params": params, "report": report, "cases": cv_rows}
+
+
+def write_fitted(params: dict, report: dict) -> None:
+    text = (
+        '"""Fitted parameters of the speed model — written by ``python -m atlas fit`` (``make fit``); do not edit.\n\n'
+        "PARAMS: per feature of ``calculators.speed_model.FEATURES`` a global value and the per-engine,\n"
+        "per-engine-and-device-class and per-link corrections the measurements support (logits of efficiencies,\n"
+        "natural logarithms of seconds). PROVENANCE: when and on what it was fitted, and the cross-validated\n"
+        "error per group of cases (each source left out of the fit that predicts it).\n"
+        '"""\n\n'
+        f"PARAMS = {pprint.pformat(params, width=110, sort_dicts=True)}\n\n"
+        f"PROVENANCE = {pprint.pformat({k: v for k, v in report.items() if k != 'refused'}, width=110, sort_dicts=True)}\n"
+    )
+    FITTED_PY.write_text(text, encoding="utf-8")
+
+
+def main() -> int:
+    result = run()
+    summary = result["report"]["cross_validated"]
+    print(f"fitted on {result['report']['cases']} cases from {len(result['report']['sources'])} sources")
+    for group, figures in summary.items():
+        print(f"  {group:26s} n={figures['cases']:4d}  within x0.8-1.25: {figures['within_0.8_1.25']:.0%}  "
+              f"within x0.67-1.5: {figures['within_0.67_1.5']:.0%}  median ratio {figures['median_ratio']:.2f}  "
+              f"worst {figures['worst_ratio']:.2f}")
+    print(f"wrote {FITTED_PY.relative_to(REPO_ROOT)} and {REPORT_JSON.relative_to(REPO_ROOT)}")
+    return 0

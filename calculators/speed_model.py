@@ -1,0 +1,299 @@
+"""Where the time of LLM inference goes: a sum of physical terms, each weighted by a fitted parameter.
+
+One decode step (``batch`` sequences each get one new token) or one prompt
+(``prompt`` tokens for each of ``batch`` sequences) takes
+
+    time = Σ_k θ_k · x_k
+
+where each ``x_k`` is computed from the model, the device and the placement
+(``terms``), and each ``θ_k`` comes from ``calculators.fitted`` — fitted on the
+published measurements in ``data/inference/`` by ``python -m atlas fit``:
+
+- ``mem``: bytes the step reads from device memory ÷ peak bandwidth (θ = 1 / memory efficiency):
+  the weights a token touches (the input embedding table is only looked up; a
+  mixture of experts reads the experts its tokens route to) and the KV cache.
+- ``compute_decode`` / ``compute_prefill``: FLOPs of the matrix products ÷ the
+  dense matrix peak of the precision the engine's kernels use
+  (``engines.compute_precisions``); θ = 1 / compute efficiency.
+- ``attention``: FLOPs of QK^T and AV over the cached tokens during prefill ÷ the same peak.
+- ``step`` and ``layer_steps``: a fixed cost per step and per layer and step
+  (kernel launches, synchronisation, sampling), in seconds — the term that
+  makes small models on fast GPUs far slower than their bandwidth allows.
+- ``allreduce`` (tensor parallel): two all-reduces per layer and step; θ is a
+  latency in seconds per all-reduce, per link class (NVLink, Infinity Fabric,
+  PCIe); ``allreduce_bytes``: ring all-reduce traffic 2(n-1)/n · bytes ÷ the
+  one-way link bandwidth.
+- ``hop`` (layer split): a stage boundary per step, in seconds per hop.
+- ``host_mem`` and ``pcie_copy`` (offloading): layers kept in system memory are
+  read by the CPU at host bandwidth during decode; during a prompt llama.cpp
+  copies their weights to the GPU once per micro-batch over PCIe.
+
+Efficiency-type parameters are stored as logits (η = 1 / (1 + e^-z), so that
+0 < η < 1 always); time-type parameters as natural logarithms of seconds.
+Each parameter has a global value, and, where the fit found enough cases, a
+correction per engine and per engine and device class; a combination the fit
+never saw uses the coarser value. Plain values in, plain values out; standard
+library only (it runs in the browser).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from calculators import devices as dev
+from calculators import engines
+from calculators.defaults import GB, GIB
+from calculators.memory import bits_per_weight, kv_cache_bytes, weight_bytes
+from calculators.models import ModelSpec
+
+# Feature name -> (kind, levels it is fitted at). "efficiency": θ = 1/sigmoid(z); "seconds": θ = exp(q).
+FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "mem": ("efficiency", ("engine", "engine_class")),
+    "compute_decode": ("efficiency", ("engine",)),
+    "compute_prefill": ("efficiency", ("engine", "engine_class")),
+    "attention": ("efficiency", ("engine",)),
+    "step": ("seconds", ("engine", "engine_class")),
+    "layer_steps": ("seconds", ("engine", "engine_class")),
+    "allreduce": ("seconds", ("link",)),
+    "allreduce_bytes": ("efficiency", ()),
+    "hop": ("seconds", ()),
+    "host_mem": ("efficiency", ()),
+    "pcie_copy": ("efficiency", ()),
+}
+
+# Micro-batch of a prompt: llama.cpp's default -ub 512; the server engines' chunked prefill handles thousands.
+UBATCH_TOKENS = {"llama.cpp": 512, "mlx": 2048}
+UBATCH_DEFAULT = 8192
+PCIE_ONE_WAY_GB_S = 32.0  # PCIe 4.0 x16, one direction, when a device states no host link
+ACTIVATION_BYTES = 2  # all-reduced activations are 16-bit
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the model lives: how many devices, how they split it, and how many layers stay on them."""
+
+    num_devices: int = 1
+    split: str = "none"  # none | layer | tensor
+    gpu_layers: int | None = None  # None: every layer on the devices; fewer: the rest in system memory
+    host_bandwidth_gb_s: float | None = None  # system memory bandwidth for offloaded layers
+
+
+@dataclass(frozen=True)
+class Case:
+    """One LLM phase on one kind of device, as the model needs it."""
+
+    phase: str  # "decode" | "prefill"
+    weights: str
+    kv_cache: str = "fp16"
+    context: int = 0  # tokens already cached (decode: at the step; prefill: before the prompt)
+    prompt: int = 512  # prefill: tokens per sequence
+    batch: int = 1
+    engine: str = "llama.cpp"
+    placement: Placement = field(default_factory=Placement)
+    group_size: int = 128
+    double_quant: bool = True
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The x_k of one case, and what was decided on the way (peak used, device class, link)."""
+
+    x: dict
+    engine: str
+    device_class: str
+    link: str
+    precision: str | None  # precision of the peak the compute terms divide by (None: no usable peak)
+    peak_tflops: float | None
+    peak_unit: str | None
+    peak_note: str | None  # how the peak was found when it is not a stated dense figure
+    tokens: float  # tokens the case produces (decode) or processes (prefill)
+    flops: float
+    bytes_read: float
+
+
+def sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def link_one_way_gb_s(device: dict) -> float:
+    """One-way device-to-device bandwidth: vendors state NVLink and PCIe as both directions added."""
+    link = device.get("interconnect")
+    if not link:
+        return PCIE_ONE_WAY_GB_S
+    return link["bandwidth_gb_s"] / 2
+
+
+def input_embedding_bytes(model: ModelSpec, weights: str, group_size: int, double_quant: bool) -> float:
+    """Bytes of the input embedding table when it is a separate matrix (a decode step looks up one row, not all)."""
+    if model.tied_embeddings:
+        return 0.0
+    return model.vocab * model.hidden * bits_per_weight(weights, group_size, double_quant) / 8
+
+
+def engine_peak(engine: str, device: dict, weights: str) -> tuple[dev.Peak | None, str | None]:
+    """The matrix peak the engine's kernels run at, and a note when it is not a stated dense figure."""
+    wanted = engines.compute_precisions(engine, device, weights)
+    found = dev.matrix_peak(device, wanted)
+    if found is None:
+        return None, None
+    note = None
+    if found.from_sparse:
+        note = "sparse_halved"
+    elif found.scaled_from:
+        note = "scaled"
+    elif found.unit == "vector":
+        note = "vector"
+    return found, note
+
+
+def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
+    """The physical terms x_k of ``case`` on ``device`` (see the module docstring)."""
+    engine = case.engine
+    cls = engines.device_class(device)
+    link = engines.link_class(device)
+    place = case.placement
+    n = max(1, place.num_devices)
+    split = place.split if n > 1 else "none"
+    bandwidth = dev.bandwidth_bytes_s(device)
+    peak, peak_note = engine_peak(engine, device, case.weights)
+    peak_flops = peak.tflops * 1e12 if peak else None
+
+    all_weights = weight_bytes(model, case.weights, case.group_size, case.double_quant)
+    embed_in = input_embedding_bytes(model, case.weights, case.group_size, case.double_quant)
+    layer_weights = max(all_weights - model.embedding_params * all_weights / model.params, 0.0)
+    gpu_share = 1.0
+    if place.gpu_layers is not None and place.gpu_layers < model.layers:
+        gpu_share = max(place.gpu_layers, 0) / model.layers
+    attention_width = 4 * model.heads * model.head_dim  # QK^T and AV, 2 FLOPs per multiply-add
+
+    x = {k: 0.0 for k in FEATURES}
+    if case.phase == "decode":
+        tokens = float(case.batch)
+        touched = model.params_touched(case.batch) / model.params
+        weights_read = (all_weights - embed_in) * touched
+        kv = kv_cache_bytes(model, case.kv_cache, max(case.context, 1), case.batch)
+        flops = case.batch * (2 * model.active + attention_width * model.attention_span(max(case.context, 1)))
+        steps = 1
+        attention_flops = 0.0
+    else:
+        tokens = float(case.prompt * case.batch)
+        ubatch = UBATCH_TOKENS.get(engine, UBATCH_DEFAULT)
+        steps = max(1, math.ceil(tokens / ubatch))
+        touched = model.params_touched(tokens) / model.params
+        weights_read = (all_weights - embed_in) * touched * steps
+        kv = kv_cache_bytes(model, case.kv_cache, case.context + case.prompt, case.batch)
+        pairs = model.attention_pairs(case.context + case.prompt) - model.attention_pairs(case.context)
+        attention_flops = case.batch * attention_width * pairs
+        flops = 2 * model.active * tokens + attention_flops
+
+    on_device = weights_read * gpu_share + kv * gpu_share
+    if split == "tensor":
+        on_device /= n  # every device reads its slice at the same time
+    x["mem"] = on_device / bandwidth
+    if gpu_share < 1.0:
+        host = (place.host_bandwidth_gb_s or 0) * GB
+        off = (weights_read + kv) * (1 - gpu_share)
+        if case.phase == "decode":
+            x["host_mem"] = off / host if host else math.inf
+        else:
+            x["pcie_copy"] = layer_weights * touched * (1 - gpu_share) * steps / (PCIE_ONE_WAY_GB_S * GB)
+    if peak_flops:
+        linear = flops - attention_flops
+        if split == "tensor":
+            linear, attention_flops = linear / n, attention_flops / n
+        if case.phase == "decode":
+            x["compute_decode"] = linear / peak_flops
+        else:
+            x["compute_prefill"] = linear / peak_flops
+            x["attention"] = attention_flops / peak_flops
+    x["step"] = steps
+    x["layer_steps"] = model.layers * steps
+    if split == "tensor":
+        reduces = 2 * model.layers * steps
+        per_reduce = (tokens / steps) * model.hidden * ACTIVATION_BYTES
+        x["allreduce"] = reduces
+        x["allreduce_bytes"] = reduces * 2 * (n - 1) / n * per_reduce / (link_one_way_gb_s(device) * GB)
+    elif split == "layer":
+        x["hop"] = (n - 1) * steps
+    return Terms(
+        x=x,
+        engine=engine,
+        device_class=cls,
+        link=link,
+        precision=peak.precision if peak else None,
+        peak_tflops=peak.tflops if peak else None,
+        peak_unit=peak.unit if peak else None,
+        peak_note=peak_note,
+        tokens=tokens,
+        flops=flops,
+        bytes_read=weights_read + kv,
+    )
+
+
+def raw_parameter(params: dict, feature: str, engine: str, cls: str, link: str) -> float:
+    """The fitted logit or log-seconds of ``feature``: global value plus the corrections that exist."""
+    entry = params[feature]
+    value = entry["global"]
+    levels = FEATURES[feature][1]
+    if "engine" in levels:
+        value += entry.get("engine", {}).get(engine, 0.0)
+    if "engine_class" in levels:
+        value += entry.get("engine_class", {}).get(f"{engine}|{cls}", 0.0)
+    if "link" in levels:
+        value += entry.get("link", {}).get(link, 0.0)
+    return value
+
+
+def theta(params: dict, feature: str, engine: str, cls: str, link: str) -> float:
+    """The weight θ of ``feature``: 1/efficiency or seconds."""
+    value = raw_parameter(params, feature, engine, cls, link)
+    if FEATURES[feature][0] == "efficiency":
+        return 1.0 / sigmoid(value)
+    return math.exp(value)
+
+
+def predict(t: Terms, params: dict) -> dict:
+    """Seconds per term and in total for terms ``t`` under fitted ``params``."""
+    parts = {}
+    for feature, x in t.x.items():
+        if x:
+            parts[feature] = theta(params, feature, t.engine, t.device_class, t.link) * x
+    total = sum(parts.values())
+    return {"time_s": total, "parts_s": parts}
+
+
+def efficiencies(t: Terms, params: dict) -> dict:
+    """The efficiencies and fixed costs that apply to ``t`` (for the explanation)."""
+    out = {}
+    for feature, (kind, _levels) in FEATURES.items():
+        value = raw_parameter(params, feature, t.engine, t.device_class, t.link)
+        out[feature] = sigmoid(value) if kind == "efficiency" else math.exp(value)
+    return out
+
+
+BOUND_OF = {
+    "mem": "memory",
+    "host_mem": "memory",
+    "compute_decode": "compute",
+    "compute_prefill": "compute",
+    "attention": "compute",
+    "step": "overhead",
+    "layer_steps": "overhead",
+    "allreduce": "communication",
+    "allreduce_bytes": "communication",
+    "hop": "communication",
+    "pcie_copy": "communication",
+}
+
+
+def bound(parts: dict) -> str:
+    """What the largest share of the time goes to: memory, compute, overhead or communication."""
+    totals: dict[str, float] = {}
+    for feature, seconds in parts.items():
+        totals[BOUND_OF[feature]] = totals.get(BOUND_OF[feature], 0.0) + seconds
+    return max(totals, key=totals.get) if totals else "memory"
+
+
+def gib(value: float) -> float:
+    return value / GIB
