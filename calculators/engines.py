@@ -104,7 +104,7 @@ def compute_precisions(engine: str, device: dict, weights: str) -> tuple[str, ..
     """
     cls = device_class(device)
     if weights in _FLOAT_FORMATS:
-        return (weights, "fp16", "bf16") if weights != "fp32" else ("tf32", "fp32")
+        return (weights, "fp16", "bf16") if weights != "fp32" else ("fp32", "tf32")
     if engine == "llama.cpp":
         if is_gguf(weights) and cls.startswith(("nvidia", "amd")):
             return ("int8", "fp16")  # MMQ: INT8 dot products of quantised weights and activations

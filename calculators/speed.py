@@ -69,6 +69,11 @@ class SpeedOptions:
     host_bandwidth_gb_s: float | None = None  # system memory for offloaded layers; None: DEFAULT_HOST_BANDWIDTH
 
     @property
+    def roofline_only(self) -> bool:
+        """A reader who gives an efficiency asks for the plain roofline with it, not the fitted model."""
+        return self.compute_efficiency is not None or self.memory_efficiency is not None
+
+    @property
     def compute_precision(self) -> str:
         return self.precision or d.WEIGHT_FORMATS[self.weights].compute
 
@@ -194,6 +199,9 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
     t = sm.terms(model, device, case)
     if t.peak_tflops is None and opts.workload == "prefill":
         raise ValidationError([error(field, "error.no_peak_prefill", device=dev.name(device))])
+    wanted = engines.compute_precisions(engine, device, opts.weights)[0]
+    if t.precision is not None and t.precision != wanted:
+        notes.append(Message("note.fallback", {"device": dev.name(device), "wanted": wanted, "used": t.precision}))
     if t.peak_tflops is None:
         notes.append(Message("note.no_compute_peak", {"device": dev.name(device)}))
     elif t.peak_note == "sparse_halved":
@@ -337,7 +345,7 @@ def estimate_speed(
     """The speed result dict, its notes and the comparison reason (None without a baseline)."""
     notes: list[Message] = []
     work = workload(model, opts)
-    if model is not None and opts.workload in ("decode", "prefill"):
+    if model is not None and opts.workload in ("decode", "prefill") and not opts.roofline_only:
         dev_result = llm_device_result(device_id, device, model, opts, "device", notes)
         base_result = llm_device_result(baseline_id, baseline, model, opts, "baseline", notes) if baseline else None
         work = Work(work.flops, work.bytes, work.tokens if opts.workload == "prefill" else opts.batch)
@@ -352,9 +360,9 @@ def estimate_speed(
     if opts.workload == "training":
         per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
         notes.append(Message("note.training_compute_bound", {"flops_per_token": per_token.value}))
-    if opts.num_devices > 1 and opts.workload not in ("decode", "prefill"):
+    if opts.num_devices > 1 and "split" not in dev_result:
         notes.append(Message("note.multi_device", {"num_devices": opts.num_devices}))
-    if opts.num_devices > 1 and opts.workload in ("decode", "prefill"):
+    if opts.num_devices > 1 and "split" in dev_result:
         notes.append(Message(f"note.split_{dev_result['split']}", {"num_devices": opts.num_devices}))
     if opts.gpu_layers is not None and model is not None and opts.gpu_layers < model.layers \
             and opts.workload in ("decode", "prefill"):

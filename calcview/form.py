@@ -31,12 +31,12 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
         ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
         ("training", "workload=training", ("tokens", "gradient_checkpointing", "price_per_hour")),
         ("kernel", "workload=kernel", ("flops", "bytes")),
-        ("efficiency", None, ("precision", "num_devices", "compute_efficiency", "memory_efficiency",
-                              "group_size", "double_quant")),
+        ("placement", None, ("engine", "num_devices", "split", "gpu_layers", "host_bandwidth_gb_s")),
+        ("efficiency", None, ("precision", "compute_efficiency", "memory_efficiency", "group_size", "double_quant")),
     ],
 }
 # Groups shown folded (``<details>``): options most readers leave alone.
-FOLDED = {"parallel", "quantisation", "efficiency"}
+FOLDED = {"parallel", "quantisation", "efficiency", "placement"}
 # Groups whose fields always go into the URL when shown (a custom model must be complete in a link).
 ALWAYS_IN_URL = {"custom"}
 
@@ -78,6 +78,8 @@ def _choice_label(param: Param, value: str, lang: str, catalog) -> str:
         "workload": f"workload.{value}",
         "precision": f"precision.{value}",
         "optimizer": f"calc.optimizer.{value}",
+        "engine": f"engine.{value}",
+        "split": f"split.{value}",
     }[param.name]
     return l10n.t(lang, key)
 

@@ -27,7 +27,8 @@ def test_speed_table_in_german():
     out = run("speed", "--model", "llama-3.1-8b", "--weights", "bf16", "--workload", "decode", "--device", "h100-sxm",
               "--baseline", "a100-sxm-80gb", "--lang", "de")
     assert out.returncode == 0, out.stderr
-    assert "speichergebunden" in out.stdout and "1,64×" in out.stdout
+    assert "speichergebunden" in out.stdout and "× schneller als A100 SXM 80GB." in out.stdout
+    assert "1,64-Fache der Speicherbandbreite" in out.stdout  # the reason gives the bandwidth ratio, German commas
 
 
 def test_unknown_name_is_one_line_with_close_matches_and_exit_2():

@@ -28,7 +28,10 @@ def test_sparse_only_vendor_figure_is_halved_and_flagged():
 def test_sparse_halving_beats_falling_back_to_vector_units():
     # Without the rule the H200 would fall back to its FP32 vector peak (67 TFLOP/s) for BF16 prefill.
     result = ok("speed", model="llama-3.1-8b", weights="bf16", workload="prefill", device="h200-sxm", baseline="h100-sxm")
-    assert result["speedup"] == pytest.approx(dev.peak(device("h200-sxm"), "bf16").tflops / 989.4, rel=1e-6)
+    # Both compute-bound at the same peak (the H200's dense BF16 is half its sparse figure, as the H100's): the
+    # speed-up is about 1, not the 989/67 = 15x that falling back to the vector unit would give the H100.
+    assert dev.peak(device("h200-sxm"), "bf16").tflops == pytest.approx(989.5)
+    assert result["speedup"] == pytest.approx(1.0, rel=0.05)
     keys = [n["key"] for n in result["notes"]]
     assert "note.sparse_halved" in keys and "note.vector_unit" not in keys
 

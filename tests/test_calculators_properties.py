@@ -120,7 +120,7 @@ def test_speedup_of_a_device_over_itself_is_one(model, device, workload, weights
     response = run("speed", model=model, device=device, baseline=device, workload=workload, weights=weights,
                    context=context, batch=batch)
     if not response["ok"]:  # devices that state no usable dense figure (an NPU's INT8 only, a sparse-only figure)
-        assert {e["key"] for e in response["errors"]} == {"error.no_peak"}, response
+        assert {e["key"] for e in response["errors"]} <= {"error.no_peak", "error.no_peak_prefill"}, response
         return
     r = response["result"]
     assert r["speedup"] == 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 
 from atlas.checks.common import not_in_future
+from calculators.defaults import WEIGHT_FORMATS
 
 LLM_RESULTS = ("prefill_tokens_per_s", "decode_tokens_per_s")
 
@@ -86,8 +87,6 @@ def reference_problems(entry: dict, devices: dict, models: dict, weight_formats)
 
 def inference_references(dataset) -> list:
     """DataErrors of every inference case checked against devices, models and weight formats."""
-    from calculators.defaults import WEIGHT_FORMATS
-
     return [
         dataset.error("inference", entry_id, path, message)
         for entry_id, entry in dataset.inference.items()
