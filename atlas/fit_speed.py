@@ -60,6 +60,7 @@ SHRINK = 0.7  # spread (log units) of a per-engine / per-class correction around
 MIN_CASES = 3  # a correction is fitted only for a group with at least this many cases
 SPLITS = {"none": "none", "layer": "layer", "pipeline": "layer", "tensor": "tensor", "expert": "tensor",
           "tensor+expert": "tensor"}
+SERVER_ENGINES = ("vllm", "sglang", "tensorrt-llm")  # without a stated batch their runs are maximum-throughput runs
 GROUPS = ("decode-single-batch1", "decode-multi-or-batched", "prefill")
 BANDS = ((0.8, 1.25), (0.67, 1.5))
 
@@ -122,6 +123,10 @@ def build_cases(dataset: Dataset) -> tuple[list[FitCase], list[dict]]:
                 phases.append(("prefill", sm.Case("prefill", context=depth, prompt=case["prompt_tokens"], **common),
                                case["prefill_tokens_per_s"]))
             for phase, sm_case, tps in phases:
+                if phase == "decode" and "batch" not in case and case["engine"] in SERVER_ENGINES:
+                    refused.append({**label, "source": source_id, "phase": phase,
+                                    "reason": "maximum-throughput run whose concurrency the source does not state"})
+                    continue
                 terms = sm.terms(model, device, sm_case)
                 if phase == "prefill" and terms.peak_tflops is None:
                     refused.append({**label, "source": source_id, "phase": phase, "reason": "no compute peak"})
@@ -153,14 +158,15 @@ class Layout:
     def initial(self) -> np.ndarray:
         return np.array([prior_raw(f) if level == "global" else 0.0 for f, level, _ in self.slots])
 
-    def params(self, vector) -> dict:
-        """The parameter dict ``calculators.speed_model`` reads."""
+    def params(self, vector, digits: int | None = None) -> dict:
+        """The parameter dict ``calculators.speed_model`` reads (rounded to ``digits`` only for writing)."""
         out: dict = {f: {"global": 0.0} for f in sm.FEATURES}
         for (feature, level, key), value in zip(self.slots, vector, strict=True):
+            value = float(value) if digits is None else round(float(value), digits)
             if level == "global":
-                out[feature]["global"] = round(float(value), 6)
+                out[feature]["global"] = value
             else:
-                out[feature].setdefault(level, {})[key] = round(float(value), 6)
+                out[feature].setdefault(level, {})[key] = value
         return out
 
 
@@ -179,8 +185,8 @@ def fit(cases: list[FitCase]) -> dict:
     """The fitted parameter dict for ``cases``."""
     layout = Layout(cases)
     solution = least_squares(residuals, layout.initial(), args=(layout, cases), loss="soft_l1", f_scale=0.15,
-                             max_nfev=3000)
-    return layout.params(solution.x)
+                             max_nfev=200 * len(layout.slots), x_scale=1.0)
+    return layout.params(solution.x, digits=6)
 
 
 def cross_validate(cases: list[FitCase], dataset: Dataset) -> list[dict]:
@@ -195,12 +201,12 @@ def cross_validate(cases: list[FitCase], dataset: Dataset) -> list[dict]:
             predicted_s = sm.predict(c.terms, params)["time_s"]
             out.append({**c.label, "source": source_id, "group": c.group, "measured_tokens_per_s": c.measured_tps,
                         "predicted_tokens_per_s": round(c.terms.tokens / predicted_s, 3),
-                        "ratio": round(c.measured_s / predicted_s, 4)})
+                        "ratio": round(predicted_s / c.measured_s, 4)})  # measured ÷ predicted tokens/s
     return out
 
 
 def summarise(rows: list[dict]) -> dict:
-    """Per group: cases, share within each band, median ratio, worst ratio (predicted / measured)."""
+    """Per group: cases, share within each band, median and worst ratio (measured ÷ predicted tokens/s)."""
     summary = {}
     for group in GROUPS + ("all",):
         ratios = [r["ratio"] for r in rows if group == "all" or r["group"] == group]
@@ -225,7 +231,7 @@ def run(data_dir=None, write: bool = True) -> dict:
     cases, refused = build_cases(dataset)
     params = fit(cases)
     cv_rows = cross_validate(cases, dataset)
-    train = [c.measured_s / sm.predict(c.terms, params)["time_s"] for c in cases]
+    train = [sm.predict(c.terms, params)["time_s"] / c.measured_s for c in cases]
     report = {
         "date": datetime.date.today().isoformat(),
         "cases": len(cases),

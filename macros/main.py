@@ -17,6 +17,7 @@ for path in (REPO_ROOT, REPO_ROOT / "macros"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+import accuracy_macros  # noqa: E402
 import calculator_macros  # noqa: E402
 import charts_macros  # noqa: E402
 import content_macros  # noqa: E402
@@ -32,7 +33,7 @@ from atlas.dataset import load_dataset  # noqa: E402
 
 # Each module here defines register(env, ctx). Add a new area's module to this list.
 AREAS = [site_macros, charts_macros, content_macros, kernels_macros, guide_macros, estimate_macros, calculator_macros,
-         kernel_demo_macros, download_macros]
+         kernel_demo_macros, download_macros, accuracy_macros]
 
 
 def define_env(env):
