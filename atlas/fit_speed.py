@@ -37,6 +37,7 @@ from atlas.checks.inference import cases as file_cases
 from atlas.dataset import REPO_ROOT, Dataset, load_dataset
 from calculators import devices as dev
 from calculators import speed_model as sm
+from calculators.defaults import WEIGHT_FORMATS
 from calculators.models import ModelSpec
 
 FITTED_PY = REPO_ROOT / "calculators" / "fitted.py"
@@ -50,6 +51,7 @@ PRIORS: dict[str, tuple[float, float]] = {
     "attention": (0.3, 1.5),
     "step": (2e-4, 2.0),
     "layer_steps": (2e-5, 2.0),
+    "prefill_layer_steps": (5e-5, 2.0),
     "allreduce": (2e-5, 2.0),
     "allreduce_bytes": (0.6, 1.0),
     "hop": (1e-4, 2.0),
@@ -101,15 +103,24 @@ def build_cases(dataset: Dataset) -> tuple[list[FitCase], list[dict]]:
         for index, case in enumerate(file_cases(entry)):
             if case.get("kind", "llm") != "llm":
                 continue
+            if case["device"] not in dataset.devices or case["model"] not in dataset.models \
+                    or case.get("weights", "bf16") not in WEIGHT_FORMATS:  # validation refuses these; a trial may not
+                refused.append({"source": source_id, "device": case["device"], "model": case["model"],
+                                "reason": "unknown device, model or weight format"})
+                continue
+            if "weights" not in case:
+                refused.append({"source": source_id, "device": case["device"], "model": case["model"],
+                                "reason": "weight format not stated"})
+                continue
             device = dataset.devices[case["device"]]
             try:
                 device = dev.configured(device, case.get("memory_gib"))
             except KeyError:
                 pass
             model = ModelSpec.from_preset(case["model"], dataset.models[case["model"]])
-            placement = sm.Placement(
-                num_devices=case.get("num_devices", 1), split=SPLITS[case.get("split", "none")]
-            )
+            n = case.get("num_devices", 1)
+            default_split = "none" if n == 1 else ("layer" if case["engine"] == "llama.cpp" else "tensor")
+            placement = sm.Placement(num_devices=n, split=SPLITS[case.get("split", default_split)])
             common = dict(weights=case["weights"], kv_cache=case.get("kv_cache", "fp16"), batch=case.get("batch", 1),
                           engine=case["engine"], placement=placement)
             label = {k: case.get(k) for k in ("device", "model", "weights", "engine", "backend", "num_devices", "split",
@@ -146,10 +157,9 @@ class Layout:
             for feature, x in c.terms.x.items():
                 if not x:
                     continue
+                keys = sm.level_keys(c.terms)
                 for level in sm.FEATURES[feature][1]:
-                    key = {"engine": c.terms.engine, "engine_class": f"{c.terms.engine}|{c.terms.device_class}",
-                           "link": c.terms.link}[level]
-                    counts[(feature, level, key)] = counts.get((feature, level, key), 0) + 1
+                    counts[(feature, level, keys[level])] = counts.get((feature, level, keys[level]), 0) + 1
         for feature in sm.FEATURES:
             self.slots.append((feature, "global", ""))
         self.slots += sorted(k for k, n in counts.items() if n >= MIN_CASES)

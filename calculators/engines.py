@@ -97,6 +97,21 @@ def is_gguf(weights: str) -> bool:
     return weights.startswith(("q", "iq")) or weights in ("tq1_0", "tq2_0")
 
 
+def weight_family(weights: str) -> str:
+    """The family whose kernels a weight format runs through: float, fp8, fp4, int8, int4 or gguf."""
+    if weights in _FLOAT_FORMATS:
+        return "float"
+    if weights.startswith("fp8"):
+        return "fp8"
+    if weights in ("mxfp4", "nvfp4"):
+        return "fp4"
+    if weights in ("int8", "mlx_8bit"):
+        return "int8"
+    if is_gguf(weights):
+        return "gguf"
+    return "int4"
+
+
 def compute_precisions(engine: str, device: dict, weights: str) -> tuple[str, ...]:
     """Precisions the engine's matrix products run in for ``weights``, preferred first.
 
@@ -105,6 +120,8 @@ def compute_precisions(engine: str, device: dict, weights: str) -> tuple[str, ..
     cls = device_class(device)
     if weights in _FLOAT_FORMATS:
         return (weights, "fp16", "bf16") if weights != "fp32" else ("fp32", "tf32")
+    if weights == "mxfp4" and engine == "llama.cpp":
+        return ("int8", "fp16") if cls.startswith(("nvidia", "amd")) else ("fp16", "bf16")
     if engine == "llama.cpp":
         if is_gguf(weights) and cls.startswith(("nvidia", "amd")):
             return ("int8", "fp16")  # MMQ: INT8 dot products of quantised weights and activations

@@ -49,12 +49,13 @@ from calculators.models import ModelSpec
 
 # Feature name -> (kind, levels it is fitted at). "efficiency": θ = 1/sigmoid(z); "seconds": θ = exp(q).
 FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "mem": ("efficiency", ("engine", "engine_class")),
-    "compute_decode": ("efficiency", ("engine",)),
-    "compute_prefill": ("efficiency", ("engine", "engine_class")),
+    "mem": ("efficiency", ("engine", "engine_class", "engine_weights")),
+    "compute_decode": ("efficiency", ("engine", "engine_weights")),
+    "compute_prefill": ("efficiency", ("engine", "engine_class", "engine_weights")),
     "attention": ("efficiency", ("engine",)),
     "step": ("seconds", ("engine", "engine_class")),
     "layer_steps": ("seconds", ("engine", "engine_class")),
+    "prefill_layer_steps": ("seconds", ("engine", "engine_class")),
     "allreduce": ("seconds", ("link",)),
     "allreduce_bytes": ("efficiency", ()),
     "hop": ("seconds", ()),
@@ -103,6 +104,7 @@ class Terms:
     engine: str
     device_class: str
     link: str
+    weights_family: str
     precision: str | None  # precision of the peak the compute terms divide by (None: no usable peak)
     peak_tflops: float | None
     peak_unit: str | None
@@ -208,7 +210,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
             x["compute_prefill"] = linear / peak_flops
             x["attention"] = attention_flops / peak_flops
     x["step"] = steps
-    x["layer_steps"] = model.layers * steps
+    x["layer_steps" if case.phase == "decode" else "prefill_layer_steps"] = model.layers * steps
     if split == "tensor":
         reduces = 2 * model.layers * steps
         per_reduce = (tokens / steps) * model.hidden * ACTIVATION_BYTES
@@ -221,6 +223,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         engine=engine,
         device_class=cls,
         link=link,
+        weights_family=engines.weight_family(case.weights),
         precision=peak.precision if peak else None,
         peak_tflops=peak.tflops if peak else None,
         peak_unit=peak.unit if peak else None,
@@ -231,23 +234,25 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
     )
 
 
-def raw_parameter(params: dict, feature: str, engine: str, cls: str, link: str) -> float:
-    """The fitted logit or log-seconds of ``feature``: global value plus the corrections that exist."""
+def level_keys(t: Terms) -> dict:
+    """The key of ``t`` at each level a parameter can be corrected at."""
+    return {"engine": t.engine, "engine_class": f"{t.engine}|{t.device_class}",
+            "engine_weights": f"{t.engine}|{t.weights_family}", "link": t.link}
+
+
+def raw_parameter(params: dict, feature: str, t: Terms) -> float:
+    """The fitted logit or log-seconds of ``feature`` for ``t``: global value plus the corrections that exist."""
     entry = params[feature]
     value = entry["global"]
-    levels = FEATURES[feature][1]
-    if "engine" in levels:
-        value += entry.get("engine", {}).get(engine, 0.0)
-    if "engine_class" in levels:
-        value += entry.get("engine_class", {}).get(f"{engine}|{cls}", 0.0)
-    if "link" in levels:
-        value += entry.get("link", {}).get(link, 0.0)
+    keys = level_keys(t)
+    for level in FEATURES[feature][1]:
+        value += entry.get(level, {}).get(keys[level], 0.0)
     return value
 
 
-def theta(params: dict, feature: str, engine: str, cls: str, link: str) -> float:
+def theta(params: dict, feature: str, t: Terms) -> float:
     """The weight θ of ``feature``: 1/efficiency or seconds."""
-    value = raw_parameter(params, feature, engine, cls, link)
+    value = raw_parameter(params, feature, t)
     if FEATURES[feature][0] == "efficiency":
         return 1.0 / sigmoid(value)
     return math.exp(value)
@@ -258,7 +263,7 @@ def predict(t: Terms, params: dict) -> dict:
     parts = {}
     for feature, x in t.x.items():
         if x:
-            parts[feature] = theta(params, feature, t.engine, t.device_class, t.link) * x
+            parts[feature] = theta(params, feature, t) * x
     total = sum(parts.values())
     return {"time_s": total, "parts_s": parts}
 
@@ -267,7 +272,7 @@ def efficiencies(t: Terms, params: dict) -> dict:
     """The efficiencies and fixed costs that apply to ``t`` (for the explanation)."""
     out = {}
     for feature, (kind, _levels) in FEATURES.items():
-        value = raw_parameter(params, feature, t.engine, t.device_class, t.link)
+        value = raw_parameter(params, feature, t)
         out[feature] = sigmoid(value) if kind == "efficiency" else math.exp(value)
     return out
 
@@ -280,6 +285,7 @@ BOUND_OF = {
     "attention": "compute",
     "step": "overhead",
     "layer_steps": "overhead",
+    "prefill_layer_steps": "overhead",
     "allreduce": "communication",
     "allreduce_bytes": "communication",
     "hop": "communication",

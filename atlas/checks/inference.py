@@ -32,15 +32,15 @@ def case_problems(case: dict) -> list[tuple[tuple, str]]:
     if "device" not in case:
         problems.append(((), "names no device"))
     if kind == "llm":
-        for key in ("model", "weights", "engine"):
+        for key in ("model", "engine"):
             if key not in case:
                 problems.append(((), f"an llm case needs '{key}'"))
         if not any(key in case for key in LLM_RESULTS):
             problems.append(((), "an llm case needs prefill_tokens_per_s or decode_tokens_per_s"))
         if "prefill_tokens_per_s" in case and not case.get("prompt_tokens"):
             problems.append((("prompt_tokens",), "a prefill result needs prompt_tokens"))
-        if case.get("num_devices", 1) > 1 and case.get("split", "none") == "none":
-            problems.append((("split",), "several devices need a split (layer, tensor, expert, ...)"))
+        if case.get("num_devices", 1) > 1 and case.get("split") == "none":
+            problems.append((("split",), "several devices cannot have split 'none' (leave it out when the source does not say)"))
     elif kind == "matmul":
         for key in ("precision", "matmul_tflops"):
             if key not in case:
