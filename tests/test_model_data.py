@@ -24,7 +24,7 @@ def test_the_issue_s_presets_are_all_there(dataset):
 
 def test_every_architecture_figure_names_a_source(dataset):
     for model in dataset.models.values():
-        for key in ("parameters", "architecture", "moe", "sliding_window", "mla"):
+        for key in ("parameters", "architecture", "moe", "sliding_window", "mla", "linear_attention", "checkpoint", "encoders"):
             if key in model:
                 assert model["sources"][model[key]["source"]]["url"].startswith("https://"), (model["id"], key)
 
