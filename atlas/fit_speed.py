@@ -46,6 +46,7 @@ REPORT_JSON = REPO_ROOT / "atlas" / "fit_report.json"
 # Priors: (value, spread in natural-log units). Efficiencies as fractions, times in seconds.
 PRIORS: dict[str, tuple[float, float]] = {
     "mem": (0.75, 1.5),
+    "kv_mem": (0.6, 1.5),
     "compute_decode": (0.3, 1.5),
     "compute_prefill": (0.5, 1.5),
     "attention": (0.3, 1.5),
@@ -62,6 +63,9 @@ SHRINK = 0.7  # spread (log units) of a per-engine / per-class correction around
 MIN_CASES = 3  # a correction is fitted only for a group with at least this many cases
 SPLITS = {"none": "none", "layer": "layer", "pipeline": "layer", "tensor": "tensor", "expert": "tensor",
           "tensor+expert": "tensor"}
+# The back ends the speed model tells apart; HIP is ROCm, cuBLAS runs are CUDA.
+BACKENDS = {"cuda": "cuda", "cublas": "cuda", "rocm": "rocm", "hip": "rocm", "rocblas": "rocm", "metal": "metal",
+            "vulkan": "vulkan", "sycl": "sycl", "cpu": "cpu"}
 SERVER_ENGINES = ("vllm", "sglang", "tensorrt-llm")  # without a stated batch their runs are maximum-throughput runs
 GROUPS = ("decode-single-batch1", "decode-multi-or-batched", "prefill")
 BANDS = ((0.8, 1.25), (0.67, 1.5))
@@ -122,7 +126,7 @@ def build_cases(dataset: Dataset) -> tuple[list[FitCase], list[dict]]:
             default_split = "none" if n == 1 else ("layer" if case["engine"] == "llama.cpp" else "tensor")
             placement = sm.Placement(num_devices=n, split=SPLITS[case.get("split", default_split)])
             common = dict(weights=case["weights"], kv_cache=case.get("kv_cache", "fp16"), batch=case.get("batch", 1),
-                          engine=case["engine"], placement=placement)
+                          engine=case["engine"], placement=placement, backend=BACKENDS.get(case.get("backend")))
             label = {k: case.get(k) for k in ("device", "model", "weights", "engine", "backend", "num_devices", "split",
                                               "batch", "prompt_tokens", "generated_tokens", "context_depth")}
             depth = case.get("context_depth", 0)
@@ -180,22 +184,64 @@ class Layout:
         return out
 
 
-def residuals(vector, layout: Layout, cases: list[FitCase]) -> np.ndarray:
-    params = layout.params(vector)
-    res = [math.log(sm.predict(c.terms, params)["time_s"] / c.measured_s) for c in cases]
-    for (feature, level, _), value in zip(layout.slots, vector, strict=True):
-        if level == "global":
-            res.append((value - prior_raw(feature)) / PRIORS[feature][1])
-        else:
-            res.append(value / SHRINK)
-    return np.array(res)
+class Problem:
+    """The fit as arrays: for each feature a matrix that sums the slots applying to each case, and the x values."""
+
+    def __init__(self, layout: Layout, cases: list[FitCase]):
+        self.layout = layout
+        self.log_measured = np.log([c.measured_s for c in cases])
+        self.features = list(sm.FEATURES)
+        n, m = len(cases), len(layout.slots)
+        self.x = np.zeros((len(self.features), n))
+        self.indicator = np.zeros((len(self.features), n, m))
+        for i, c in enumerate(cases):
+            keys = sm.level_keys(c.terms)
+            for k, feature in enumerate(self.features):
+                value = c.terms.x.get(feature, 0.0)
+                if not value:
+                    continue
+                self.x[k, i] = value
+                self.indicator[k, i, layout.index[(feature, "global", "")]] = 1.0
+                for level in sm.FEATURES[feature][1]:
+                    slot = layout.index.get((feature, level, keys[level]))
+                    if slot is not None:
+                        self.indicator[k, i, slot] = 1.0
+        self.is_efficiency = np.array([sm.FEATURES[f][0] == "efficiency" for f in self.features])
+        self.prior_rows = []
+        for j, (feature, level, _) in enumerate(layout.slots):
+            centre = prior_raw(feature) if level == "global" else 0.0
+            spread = PRIORS[feature][1] if level == "global" else SHRINK
+            self.prior_rows.append((j, centre, spread))
+
+    def _theta(self, vector):
+        raw = self.indicator @ vector  # features x cases
+        theta = np.where(self.is_efficiency[:, None], 1.0 + np.exp(-raw), np.exp(raw))
+        dtheta = np.where(self.is_efficiency[:, None], -np.exp(-raw), np.exp(raw))
+        return theta, dtheta
+
+    def residuals(self, vector) -> np.ndarray:
+        theta, _ = self._theta(vector)
+        predicted = (theta * self.x).sum(axis=0)
+        prior = [(vector[j] - centre) / spread for j, centre, spread in self.prior_rows]
+        return np.concatenate([np.log(predicted) - self.log_measured, prior])
+
+    def jacobian(self, vector) -> np.ndarray:
+        theta, dtheta = self._theta(vector)
+        predicted = (theta * self.x).sum(axis=0)
+        weights = dtheta * self.x / predicted  # features x cases
+        data = np.einsum("kn,knm->nm", weights, self.indicator)
+        prior = np.zeros((len(self.prior_rows), len(vector)))
+        for row, (j, _, spread) in enumerate(self.prior_rows):
+            prior[row, j] = 1.0 / spread
+        return np.vstack([data, prior])
 
 
 def fit(cases: list[FitCase]) -> dict:
     """The fitted parameter dict for ``cases``."""
     layout = Layout(cases)
-    solution = least_squares(residuals, layout.initial(), args=(layout, cases), loss="soft_l1", f_scale=0.15,
-                             max_nfev=200 * len(layout.slots), x_scale=1.0)
+    problem = Problem(layout, cases)
+    solution = least_squares(problem.residuals, layout.initial(), jac=problem.jacobian, loss="soft_l1",
+                             f_scale=0.15, max_nfev=2000)
     return layout.params(solution.x, digits=6)
 
 

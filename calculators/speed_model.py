@@ -49,13 +49,14 @@ from calculators.models import ModelSpec
 
 # Feature name -> (kind, levels it is fitted at). "efficiency": θ = 1/sigmoid(z); "seconds": θ = exp(q).
 FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "mem": ("efficiency", ("engine", "engine_class", "engine_weights")),
+    "mem": ("efficiency", ("engine", "engine_backend", "engine_class", "engine_weights")),
+    "kv_mem": ("efficiency", ("engine", "engine_backend")),
     "compute_decode": ("efficiency", ("engine", "engine_weights")),
-    "compute_prefill": ("efficiency", ("engine", "engine_class", "engine_weights")),
-    "attention": ("efficiency", ("engine",)),
-    "step": ("seconds", ("engine", "engine_class")),
-    "layer_steps": ("seconds", ("engine", "engine_class")),
-    "prefill_layer_steps": ("seconds", ("engine", "engine_class")),
+    "compute_prefill": ("efficiency", ("engine", "engine_backend", "engine_class", "engine_weights")),
+    "attention": ("efficiency", ("engine", "engine_backend")),
+    "step": ("seconds", ("engine", "engine_backend", "engine_class")),
+    "layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
+    "prefill_layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
     "allreduce": ("seconds", ("link",)),
     "allreduce_bytes": ("efficiency", ()),
     "hop": ("seconds", ()),
@@ -91,6 +92,7 @@ class Case:
     prompt: int = 512  # prefill: tokens per sequence
     batch: int = 1
     engine: str = "llama.cpp"
+    backend: str | None = None  # None: engines.backend(engine, device)
     placement: Placement = field(default_factory=Placement)
     group_size: int = 128
     double_quant: bool = True
@@ -105,6 +107,7 @@ class Terms:
     device_class: str
     link: str
     weights_family: str
+    backend: str
     precision: str | None  # precision of the peak the compute terms divide by (None: no usable peak)
     peak_tflops: float | None
     peak_unit: str | None
@@ -189,10 +192,11 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         attention_flops = case.batch * attention_width * pairs
         flops = 2 * model.active * tokens + attention_flops
 
-    on_device = weights_read * gpu_share + kv * gpu_share
-    if split == "tensor":
-        on_device /= n  # every device reads its slice at the same time
-    x["mem"] = on_device / bandwidth
+    weights_on_device, kv_on_device = weights_read * gpu_share, kv * gpu_share
+    if split == "tensor":  # every device reads its slice at the same time
+        weights_on_device, kv_on_device = weights_on_device / n, kv_on_device / n
+    x["mem"] = weights_on_device / bandwidth
+    x["kv_mem"] = kv_on_device / bandwidth
     if gpu_share < 1.0:
         host = (place.host_bandwidth_gb_s or 0) * GB
         off = (weights_read + kv) * (1 - gpu_share)
@@ -224,6 +228,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         device_class=cls,
         link=link,
         weights_family=engines.weight_family(case.weights),
+        backend=case.backend or engines.backend(engine, device),
         precision=peak.precision if peak else None,
         peak_tflops=peak.tflops if peak else None,
         peak_unit=peak.unit if peak else None,
@@ -237,6 +242,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
 def level_keys(t: Terms) -> dict:
     """The key of ``t`` at each level a parameter can be corrected at."""
     return {"engine": t.engine, "engine_class": f"{t.engine}|{t.device_class}",
+            "engine_backend": f"{t.engine}|{t.backend}",
             "engine_weights": f"{t.engine}|{t.weights_family}", "link": t.link}
 
 
@@ -279,6 +285,7 @@ def efficiencies(t: Terms, params: dict) -> dict:
 
 BOUND_OF = {
     "mem": "memory",
+    "kv_mem": "memory",
     "host_mem": "memory",
     "compute_decode": "compute",
     "compute_prefill": "compute",
