@@ -17,6 +17,7 @@ from pathlib import Path
 
 from atlas.checks.common import text_problems
 from atlas.checks.devices import device_problems, runtime_name_key
+from atlas.checks.host_memory import host_memory_problems
 from atlas.checks.measurements import measurement_problems, measurement_references
 from atlas.checks.models import model_problems
 from atlas.errors import DataError, DataValidationError, dotted
@@ -96,6 +97,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection("devices", "device", "hardware", "device.schema.json", device_problems),
     Collection("models", "model", "models", "model.schema.json", model_problems),
     Collection("measurements", "measurement", "measurements", "measurement.schema.json", measurement_problems),
+    Collection("host_memory", "host memory", "host-memory", "host-memory.schema.json", host_memory_problems),
 )
 
 
@@ -131,6 +133,11 @@ class Dataset:
     @property
     def measurements(self) -> dict:
         return self.entries.get("measurements", {})
+
+    @property
+    def host_memory(self) -> dict:
+        """Host-memory platforms (data/host-memory/): system memory of CPU platforms, by id."""
+        return self.entries.get("host_memory", {})
 
     def device(self, device_id: str) -> dict:
         try:
