@@ -18,6 +18,7 @@ from pathlib import Path
 from atlas.checks.common import text_problems
 from atlas.checks.devices import device_problems, runtime_name_key
 from atlas.checks.inference import inference_problems, inference_references
+from atlas.checks.host_memory import host_memory_problems
 from atlas.checks.measurements import measurement_problems, measurement_references
 from atlas.checks.models import model_problems
 from atlas.errors import DataError, DataValidationError, dotted
@@ -99,6 +100,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection("models", "model", "models", "model.schema.json", model_problems),
     Collection("measurements", "measurement", "measurements", "measurement.schema.json", measurement_problems),
     Collection("inference", "inference measurements", "inference", "inference.schema.json", inference_problems),
+    Collection("host_memory", "host memory", "host-memory", "host-memory.schema.json", host_memory_problems),
 )
 
 
@@ -139,6 +141,11 @@ class Dataset:
     def inference(self) -> dict:
         """Published inference measurements, one entry per source file (``data/inference/``)."""
         return self.entries.get("inference", {})
+
+    @property
+    def host_memory(self) -> dict:
+        """Host-memory platforms (data/host-memory/): system memory of CPU platforms, by id."""
+        return self.entries.get("host_memory", {})
 
     def device(self, device_id: str) -> dict:
         try:
