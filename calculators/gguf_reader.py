@@ -270,20 +270,20 @@ class _Parser:
     def u64(self) -> int:
         return struct.unpack("<Q", self.src.take(8))[0]
 
-    def string(self, cap: int, what: str) -> str:
+    def string(self, cap: int, key: str, **params) -> str:
         n = self.u64()
         if n > cap:
-            raise GGUFError("import.gguf.too_long", what=what, length=n, maximum=cap)
+            raise GGUFError(key, length=n, maximum=cap, **params)
         raw = self.src.take(n)
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise GGUFError("import.gguf.bad_text", what=what) from None
+            raise GGUFError("import.gguf.bad_text") from None
 
-    def skip_string(self, what: str) -> None:
+    def skip_string(self, key: str) -> None:
         n = self.u64()
         if n > MAX_STRING:
-            raise GGUFError("import.gguf.too_long", what=what, length=n, maximum=MAX_STRING)
+            raise GGUFError("import.gguf.value_too_long", key=key, length=n, maximum=MAX_STRING)
         self.src.skip(n)
 
     def value(self, vtype: int, key: str, depth: int = 0):
@@ -300,7 +300,7 @@ class _Parser:
                 return None
             return v
         if vtype == _STRING:
-            return self.string(MAX_STRING, key[:80])
+            return self.string(MAX_STRING, "import.gguf.value_too_long", key=key[:80])
         # array
         if depth >= MAX_NESTING:
             raise GGUFError("import.gguf.too_deep", key=key[:80])
@@ -309,7 +309,7 @@ class _Parser:
         if etype not in VALUE_TYPES:
             raise GGUFError("import.gguf.bad_value_type", key=key[:80], type=etype)
         if count > MAX_ARRAY:
-            raise GGUFError("import.gguf.too_long", what=key[:80], length=count, maximum=MAX_ARRAY)
+            raise GGUFError("import.gguf.array_too_long", key=key[:80], length=count, maximum=MAX_ARRAY)
         ename, efmt = VALUE_TYPES[etype]
         keep = count <= KEEP_ARRAY
         if efmt and not keep:
@@ -338,17 +338,17 @@ def _parse(src) -> GGUFHeader:
         raise GGUFError("import.gguf.bad_version", version=version, supported=list(VERSIONS))
     n_tensors, n_kv = p.u64(), p.u64()
     if n_tensors > MAX_TENSORS:
-        raise GGUFError("import.gguf.too_many", what="tensors", count=n_tensors, maximum=MAX_TENSORS)
+        raise GGUFError("import.gguf.too_many_tensors", count=n_tensors, maximum=MAX_TENSORS)
     if n_kv > MAX_KV:
-        raise GGUFError("import.gguf.too_many", what="metadata", count=n_kv, maximum=MAX_KV)
+        raise GGUFError("import.gguf.too_many_keys", count=n_kv, maximum=MAX_KV)
     metadata: dict = {}
     types: dict = {}
     for _ in range(n_kv):
-        key = p.string(MAX_KEY, "key")
+        key = p.string(MAX_KEY, "import.gguf.key_too_long")
         vtype = p.u32()
         value = p.value(vtype, key)
         if key in metadata:
-            raise GGUFError("import.gguf.duplicate", what="key", name=key[:80])
+            raise GGUFError("import.gguf.duplicate_key", name=key[:80])
         metadata[key] = value
         types[key] = VALUE_TYPES[vtype][0]
     alignment = metadata.get("general.alignment", DEFAULT_ALIGNMENT)
@@ -358,7 +358,7 @@ def _parse(src) -> GGUFHeader:
     tensors: list[TensorInfo] = []
     names: set = set()
     for _ in range(n_tensors):
-        name = p.string(MAX_NAME, "tensor name")
+        name = p.string(MAX_NAME, "import.gguf.name_too_long")
         n_dims = p.u32()
         if n_dims == 0 or n_dims > MAX_DIMS:
             raise GGUFError("import.gguf.bad_dims", name=name[:80], dims=n_dims, maximum=MAX_DIMS)
@@ -370,17 +370,17 @@ def _parse(src) -> GGUFHeader:
         elements = 1
         for ne in shape:
             if ne == 0 or ne > MAX_ELEMENTS:
-                raise GGUFError("import.gguf.bad_shape", name=name[:80], shape=list(shape))
+                raise GGUFError("import.gguf.bad_shape", name=name[:80], shape=" x ".join(map(str, shape)))
             elements *= ne
             if elements > MAX_ELEMENTS:
-                raise GGUFError("import.gguf.bad_shape", name=name[:80], shape=list(shape))
+                raise GGUFError("import.gguf.bad_shape", name=name[:80], shape=" x ".join(map(str, shape)))
         tname, block, _ = GGML_TYPES[type_id]
         if shape[0] % block:
             raise GGUFError("import.gguf.bad_block", name=name[:80], type=tname, block=block, width=shape[0])
         if offset % alignment or offset > MAX_ELEMENTS:
             raise GGUFError("import.gguf.bad_offset", name=name[:80], offset=offset, alignment=alignment)
         if name in names:
-            raise GGUFError("import.gguf.duplicate", what="tensor", name=name[:80])
+            raise GGUFError("import.gguf.duplicate_tensor", name=name[:80])
         names.add(name)
         tensors.append(TensorInfo(name, shape, type_id, offset))
     header_bytes = src.pos
