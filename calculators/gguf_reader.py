@@ -119,10 +119,10 @@ VALUE_TYPES: dict[int, tuple[str, str | None]] = {
 class GGUFError(ValueError):
     """The file is not a GGUF header this reader accepts: ``key`` and ``params`` name the problem."""
 
-    def __init__(self, key: str, **params):
-        self.key = key
+    def __init__(self, message_key: str, /, **params):
+        self.key = message_key
         self.params = params
-        super().__init__(f"{key} {params}")
+        super().__init__(f"{message_key} {params}")
 
     def message(self):
         """As a ``calculators.messages.Message`` (renders in either language)."""
@@ -270,10 +270,10 @@ class _Parser:
     def u64(self) -> int:
         return struct.unpack("<Q", self.src.take(8))[0]
 
-    def string(self, cap: int, key: str, **params) -> str:
+    def string(self, cap: int, error_key: str, **params) -> str:
         n = self.u64()
         if n > cap:
-            raise GGUFError(key, length=n, maximum=cap, **params)
+            raise GGUFError(error_key, length=n, maximum=cap, **params)
         raw = self.src.take(n)
         try:
             return raw.decode("utf-8")
@@ -283,33 +283,33 @@ class _Parser:
     def skip_string(self, key: str) -> None:
         n = self.u64()
         if n > MAX_STRING:
-            raise GGUFError("import.gguf.value_too_long", key=key, length=n, maximum=MAX_STRING)
+            raise GGUFError("import.gguf.value_too_long", entry=key, length=n, maximum=MAX_STRING)
         self.src.skip(n)
 
     def value(self, vtype: int, key: str, depth: int = 0):
         if vtype not in VALUE_TYPES:
-            raise GGUFError("import.gguf.bad_value_type", key=key[:80], type=vtype)
+            raise GGUFError("import.gguf.bad_value_type", entry=key[:80], type=vtype)
         name, fmt = VALUE_TYPES[vtype]
         if fmt:
             (v,) = struct.unpack(fmt, self.src.take(struct.calcsize(fmt)))
             if vtype == _BOOL:
                 if v > 1:
-                    raise GGUFError("import.gguf.bad_bool", key=key[:80], value=v)
+                    raise GGUFError("import.gguf.bad_bool", entry=key[:80], value=v)
                 return bool(v)
             if vtype in (_FLOAT32, _FLOAT64) and not math.isfinite(v):
                 return None
             return v
         if vtype == _STRING:
-            return self.string(MAX_STRING, "import.gguf.value_too_long", key=key[:80])
+            return self.string(MAX_STRING, "import.gguf.value_too_long", entry=key[:80])
         # array
         if depth >= MAX_NESTING:
-            raise GGUFError("import.gguf.too_deep", key=key[:80])
+            raise GGUFError("import.gguf.too_deep", entry=key[:80])
         etype = self.u32()
         count = self.u64()
         if etype not in VALUE_TYPES:
-            raise GGUFError("import.gguf.bad_value_type", key=key[:80], type=etype)
+            raise GGUFError("import.gguf.bad_value_type", entry=key[:80], type=etype)
         if count > MAX_ARRAY:
-            raise GGUFError("import.gguf.array_too_long", key=key[:80], length=count, maximum=MAX_ARRAY)
+            raise GGUFError("import.gguf.array_too_long", entry=key[:80], length=count, maximum=MAX_ARRAY)
         ename, efmt = VALUE_TYPES[etype]
         keep = count <= KEEP_ARRAY
         if efmt and not keep:

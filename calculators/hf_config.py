@@ -30,10 +30,10 @@ _MAX_DIM = 10**8  # no real width, count or context comes near this
 class ConfigError(ValueError):
     """The config cannot be read as a decoder-only transformer; ``key``/``params`` form the message."""
 
-    def __init__(self, key: str, **params):
-        self.key = key
+    def __init__(self, message_key: str, /, **params):
+        self.key = message_key
         self.params = params
-        super().__init__(f"{key} {params}")
+        super().__init__(f"{message_key} {params}")
 
     def message(self):
         from calculators.messages import Message
