@@ -307,7 +307,9 @@ def hf_config_param_count(preset: dict, attn_output_gate: bool = False) -> tuple
     embeddings = a["vocab"] * h * (1 if a["tied_embeddings"] else 2)
     mla = preset.get("mla")
     if mla:
-        rope, nope, v_dim = mla["rope_head_dim"], mla["qk_nope_head_dim"], mla["v_head_dim"]
+        # presets of the data set may give only the required MLA keys: the other widths default to head_dim
+        rope = mla.get("rope_head_dim") or 0
+        nope, v_dim = mla.get("qk_nope_head_dim") or hd, mla.get("v_head_dim") or hd
         q_rank = mla.get("q_lora_rank")
         q = (h * q_rank + q_rank * heads * (nope + rope)) if q_rank else h * heads * (nope + rope)
         attention = q + h * (mla["kv_lora_rank"] + rope) + mla["kv_lora_rank"] * heads * (nope + v_dim) \

@@ -31,8 +31,7 @@ from calculators import defaults as d
 from calculators import memory, speed
 from calculators.api import handle
 from calculators.catalog import Catalog
-from calculators.gguf_reader import GGUFError, GGUFHeader, NeedMoreBytes, read_header, summary, to_preset, \
-    weight_format
+from calculators.gguf_reader import GGUFError, GGUFHeader, NeedMoreBytes, read_header, summary, to_preset, weight_format
 from calculators.hf_config import ConfigError, from_hf_config
 from calculators.messages import Message
 

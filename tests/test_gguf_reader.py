@@ -220,7 +220,7 @@ def test_header_agrees_with_gguf_py(files, which):
         else:
             assert value == _oracle_value(field), key
     assert len(ours.tensors) == len(oracle.tensors)
-    for mine, theirs in zip(ours.tensors, oracle.tensors):
+    for mine, theirs in zip(ours.tensors, oracle.tensors, strict=True):
         assert mine.name == theirs.name
         assert list(mine.shape) == [int(x) for x in theirs.shape]
         assert mine.type_id == int(theirs.tensor_type)
@@ -243,7 +243,7 @@ def test_bytes_by_type_are_the_files_tensor_data(files, which):
     # the tensors tile the data section: each ends where the next (aligned) one starts, the last at the end
     size = path.stat().st_size
     ordered = sorted(header.tensors, key=lambda t: t.offset)
-    for a, b in zip(ordered, ordered[1:]):
+    for a, b in zip(ordered, ordered[1:], strict=False):
         assert a.offset + a.nbytes <= b.offset < a.offset + a.nbytes + header.alignment
     assert size - header.alignment < header.min_file_size <= size  # gguf-py pads the last tensor too
     assert sum(v["bytes"] for v in info["by_group"].values()) == info["weight_bytes"]
