@@ -386,6 +386,43 @@ def test_tensor_data_is_never_read(tmp_path):
     assert stream.read_bytes <= header.header_bytes + _CHUNK < len(data)
 
 
+def test_a_50_gb_file_is_read_by_its_header_alone(tmp_path):
+    """A sparse file whose header declares one 25-billion-element F16 tensor (50 GB of data)."""
+    elements = 25 * 10**9
+    header = (_head(n_tensors=1, n_kv=5)
+              + _s("general.architecture") + struct.pack("<I", 8) + _s("llama")
+              + _s("llama.block_count") + struct.pack("<II", 4, 1)
+              + _s("llama.embedding_length") + struct.pack("<II", 4, 5000)
+              + _s("llama.attention.head_count") + struct.pack("<II", 4, 40)
+              + _s("llama.vocab_size") + struct.pack("<II", 4, 32000)
+              + _tensor_info("token_embd.weight", dims=(5000, elements // 5000), ggml_type=1))
+    data_offset = -(-len(header) // 32) * 32
+    path = tmp_path / "huge.gguf"
+    with open(path, "wb") as fh:
+        fh.write(header)
+        fh.truncate(data_offset + 2 * elements)  # sparse: no data is written
+    tracemalloc.start()
+    try:
+        imported = model_import.from_gguf(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20
+    assert imported.gguf["weight_bytes"] == 2 * elements
+    assert imported.gguf["min_file_size"] == path.stat().st_size
+    assert imported.preset["parameters"]["total_b"] == 25
+
+
+def test_a_prefix_longer_than_the_file_is_a_truncated_file():
+    data = _head(n_kv=1) + _s("k")
+    answer = model_import.import_model({"gguf_prefix_b64": base64.b64encode(data).decode(), "file_size": len(data)})
+    assert answer["ok"] is False and answer["errors"][0]["key"] == "import.gguf.truncated"
+    assert "need_bytes" not in answer
+    hostile = _head(n_kv=1) + _s("k") + struct.pack("<IIQ", 9, 10, 10**7)  # 80 MB of uint64: more than the page reads
+    answer = model_import.import_model({"gguf_prefix_b64": base64.b64encode(hostile).decode()})
+    assert answer["errors"][0]["key"] == "import.gguf.header_too_large"
+
+
 # --- hostile and corrupt headers -------------------------------------------------------------
 
 

@@ -187,8 +187,7 @@ def test_synthetic_mistral_window_covers_every_layer_and_qwen_window_can_be_off(
     assert "sliding_window" not in from_hf_config({**base, "model_type": "qwen2", "use_sliding_window": False})
 
 
-@pytest.mark.parametrize("model_id", ["llama-3.1-8b", "llama-3.1-70b", "qwen2.5-7b", "mistral-7b", "mixtral-8x7b",
-                                      "deepseek-v3"])
+@pytest.mark.parametrize("model_id", sorted(catalog().models))
 def test_the_count_agrees_with_the_data_sets_presets(model_id):
     preset = catalog().models[model_id]
     total, _ = hf_config_param_count(preset)
