@@ -41,8 +41,8 @@ DEFAULT_ALIGNMENT = 32
 # Caps on what a header may declare. Real files stay far below them: the largest
 # vocabularies have a few hundred thousand tokens, tensor names at most 64 bytes
 # (GGML_MAX_NAME), chat templates some tens of KiB, tensors at most 4 dimensions.
-MAX_TENSORS = 1 << 20
-MAX_KV = 1 << 20
+MAX_TENSORS = 1 << 17
+MAX_KV = 1 << 16
 MAX_STRING = 1 << 24  # 16 MiB
 MAX_ARRAY = 1 << 24
 MAX_KEY = 1 << 16
@@ -50,8 +50,10 @@ MAX_NAME = 1 << 12
 MAX_DIMS = 4  # GGML_MAX_DIMS
 MAX_ELEMENTS = 1 << 56
 MAX_NESTING = 4
-# Arrays longer than this keep only their length (a vocabulary needs no more).
+# Arrays longer than this keep only their length (a vocabulary needs no more), and a
+# header keeps at most MAX_KEPT array values in all (nested arrays included).
 KEEP_ARRAY = 4096
+MAX_KEPT = 1 << 16
 _CHUNK = 1 << 20
 
 # ggml tensor types: id -> (name, elements per block, bytes per block).
@@ -263,6 +265,7 @@ class _Stream:
 class _Parser:
     def __init__(self, src):
         self.src = src
+        self.kept = 0  # array values kept so far
 
     def u32(self) -> int:
         return struct.unpack("<I", self.src.take(4))[0]
@@ -311,7 +314,9 @@ class _Parser:
         if count > MAX_ARRAY:
             raise GGUFError("import.gguf.array_too_long", entry=key[:80], length=count, maximum=MAX_ARRAY)
         ename, efmt = VALUE_TYPES[etype]
-        keep = count <= KEEP_ARRAY
+        keep = count <= KEEP_ARRAY and self.kept + count <= MAX_KEPT
+        if keep:
+            self.kept += count
         if efmt and not keep:
             self.src.skip(count * struct.calcsize(efmt))
             return GGUFArray(ename, count)
@@ -319,11 +324,11 @@ class _Parser:
             for _ in range(count):
                 self.skip_string(key[:80])
             return GGUFArray(ename, count)
-        values = tuple(self.value(etype, key, depth + 1) for _ in range(count)) if keep else None
-        if etype == _ARRAY and not keep:  # pragma: no cover - count > KEEP_ARRAY nested arrays
-            for _ in range(count):
-                self.value(etype, key, depth + 1)
-        return GGUFArray(ename, count, values)
+        if keep:
+            return GGUFArray(ename, count, tuple(self.value(etype, key, depth + 1) for _ in range(count)))
+        for _ in range(count):  # an array of arrays beyond what is kept: read past it
+            self.value(etype, key, depth + 1)
+        return GGUFArray(ename, count)
 
 
 def _parse(src) -> GGUFHeader:

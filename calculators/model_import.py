@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -125,6 +126,10 @@ def from_gguf(source, name: str | None = None, file_size: int | None = None) -> 
         raise ImportError_("gguf", exc.key, exc.params, need_bytes=exc.needed) from None
     except GGUFError as exc:
         raise ImportError_("gguf", exc.key, exc.params) from None
+    if file_size is None and isinstance(source, (str, os.PathLike)):
+        file_size = os.path.getsize(source)
+    if file_size is not None and header.min_file_size > file_size:
+        raise ImportError_("gguf", "import.gguf.data_truncated", {"size": file_size, "needed": header.min_file_size})
     return from_header(header, name)
 
 

@@ -413,6 +413,29 @@ def test_a_50_gb_file_is_read_by_its_header_alone(tmp_path):
     assert imported.preset["parameters"]["total_b"] == 25
 
 
+def test_a_file_cut_inside_its_tensor_data_is_reported(files, tmp_path):
+    data = files["llama"].read_bytes()
+    cut = tmp_path / "partial.gguf"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(model_import.ImportError_) as exc:
+        model_import.from_gguf(cut)
+    assert exc.value.key == "import.gguf.data_truncated" and exc.value.params["needed"] > len(data) // 2
+    answer = model_import.import_model({"gguf_prefix_b64": base64.b64encode(data).decode(), "file_size": len(data) - 99})
+    assert answer["errors"][0]["key"] == "import.gguf.data_truncated"
+
+
+def test_nested_arrays_keep_a_bounded_number_of_values():
+    from calculators.gguf_reader import MAX_KEPT
+
+    inner = struct.pack("<IQ", 0, 4000) + bytes(4000)  # 4,000 uint8
+    data = _head(n_kv=1) + _s("k") + struct.pack("<IIQ", 9, 9, 4000) + inner * 4000  # 16 M values
+    header = read_header(data)
+    value = header.metadata["k"]
+    assert value.count == 4000
+    kept = sum(len(v.values) for v in value.values if v.values) if value.values else 0
+    assert kept <= MAX_KEPT
+
+
 def test_a_prefix_longer_than_the_file_is_a_truncated_file():
     data = _head(n_kv=1) + _s("k")
     answer = model_import.import_model({"gguf_prefix_b64": base64.b64encode(data).decode(), "file_size": len(data)})
