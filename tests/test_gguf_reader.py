@@ -251,6 +251,13 @@ def test_bytes_by_type_are_the_files_tensor_data(files, which):
     assert {"Q4_K", "Q6_K", "Q8_0", "F32"} <= set(info["by_type"])
 
 
+def test_version_2_has_the_same_little_endian_layout(files):
+    data = bytearray(files["llama"].read_bytes())
+    data[4:8] = struct.pack("<I", 2)
+    v2, v3 = read_header(bytes(data)), read_path(files["llama"])
+    assert v2.version == 2 and v2.tensors == v3.tensors and v2.metadata == v3.metadata
+
+
 def test_every_block_size_matches_gguf_py():
     for type_id, (name, block, size) in GGML_TYPES.items():
         qtype = T(type_id)
