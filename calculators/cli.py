@@ -6,6 +6,12 @@ capacities. ``--json`` prints the same object ``calculators.api.handle``
 returns as ``result``; without it a readable table in ``--lang`` (en, de).
 Bad input prints one line per problem, listing close matches, and exits 2.
 
+Instead of a preset (``--model``) the model can come from a file:
+``--config path/config.json`` (a Hugging Face config) or ``--gguf
+path/model.gguf`` (only its header is read). For a GGUF file the weights are
+the file's exact tensor bytes, listed by tensor type under ``"gguf"`` in
+``--json``, unless ``--weights`` asks for another format.
+
 The device and model data come from ``--data-json FILE`` (an export, as the
 browser reads it) or, by default, from ``data/`` through ``atlas`` (needs the
 project's Python packages).
@@ -47,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--json", action="store_true", help="print one JSON object")
         cmd.add_argument("--lang", default="en", choices=l10n.LANGUAGES, help="language of notes and table")
         cmd.add_argument("--data-json", help="read devices and models from this export instead of data/")
+        source = cmd.add_mutually_exclusive_group()
+        source.add_argument("--config", metavar="CONFIG_JSON",
+                            help="take the model from a Hugging Face config.json instead of --model")
+        source.add_argument("--gguf", metavar="GGUF_FILE",
+                            help="take the model from a GGUF file's header (exact weight bytes) instead of --model")
     export = sub.add_parser("export-data", help="write the validated data set as JSON (what the browser reads)")
     export.add_argument("output")
     return parser
@@ -150,6 +161,26 @@ def speed_table(result: dict, lang: str) -> str:
     return "\n".join(lines + _notes(result, lang))
 
 
+def _imported(request: dict, catalog: Catalog, args) -> dict:
+    """The response for a model read from --config or --gguf (errors rendered like handle's)."""
+    from calculators import model_import
+
+    try:
+        if args.config:
+            try:
+                text = Path(args.config).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                raise model_import.ImportError_("config", "import.file.unreadable", {"path": args.config}) from None
+            path = Path(args.config)
+            imported = model_import.from_config(text, (path.stem if path.stem != "config" else path.parent.name) or None)
+        else:
+            imported = model_import.from_gguf(args.gguf)
+    except model_import.ImportError_ as exc:
+        return {"ok": False, "errors": [exc.render(args.lang)]}
+    imported.label = Path(args.config or args.gguf).name
+    return model_import.estimate(request, catalog, imported)
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "export-data":
@@ -163,7 +194,11 @@ def main(argv=None) -> int:
         print(f"error: cannot read the device and model data: {exc}", file=sys.stderr)
         return EXIT_USAGE
     params = {p.name: getattr(args, p.name) for p in params_for(args.command) if getattr(args, p.name) is not None}
-    response = handle({"command": args.command, "params": params, "lang": args.lang}, catalog)
+    request = {"command": args.command, "params": params, "lang": args.lang}
+    if args.config or args.gguf:
+        response = _imported(request, catalog, args)
+    else:
+        response = handle(request, catalog)
     if not response["ok"]:
         label = l10n.t(args.lang, "cli.error")
         for problem in response["errors"]:
