@@ -70,17 +70,32 @@ def dense_figure(device: dict, precision: str, unit: str) -> float | None:
     return figure(device, precision, unit, "dense")
 
 
+def _derived_from_sparse(device: dict, precision: str, dense: float) -> float | None:
+    """The vendor's sparse figure when the data set files the dense matrix figure as derived from it (one half)."""
+    for entry in device.get("compute", []):
+        if (entry["precision"], entry["unit"], entry["sparsity"]) == (precision, "matrix", "dense"):
+            if entry.get("origin") != "derived":
+                return None
+            break
+    sparse = figure(device, precision, "matrix", "sparse")
+    if sparse and abs(sparse * SPARSE_TO_DENSE.value - dense) <= 1e-6 * sparse:
+        return sparse
+    return None
+
+
 def peak(device: dict, precision: str) -> Peak | None:
     """The dense peak to use for ``precision``; None if the device states nothing usable.
 
     Order for each precision in the fallback chain: the dense matrix-unit
     figure, half the sparse matrix-unit figure when that is all the vendor
-    gives, the dense vector-unit figure.
+    gives, the dense vector-unit figure. A dense figure the data set files as
+    derived from the sparse one (origin: derived, exactly one half) keeps
+    ``from_sparse`` so that readers are told where it comes from.
     """
     for candidate in PRECISION_FALLBACKS.get(precision, (precision,)):
         tflops = dense_figure(device, candidate, "matrix")
         if tflops:
-            return Peak(tflops, candidate, "matrix", precision)
+            return Peak(tflops, candidate, "matrix", precision, from_sparse=_derived_from_sparse(device, candidate, tflops))
         sparse = figure(device, candidate, "matrix", "sparse")
         if sparse:
             return Peak(sparse * SPARSE_TO_DENSE.value, candidate, "matrix", precision, from_sparse=sparse)
