@@ -125,7 +125,11 @@ def _matrix(device: dict, candidate: str, requested: str) -> Peak | None:
     """The dense matrix peak of ``candidate``: stated or derived, else half the sparse figure."""
     entry = compute_entry(device, candidate, "matrix", "dense")
     if entry:
-        return Peak(entry["tflops"], candidate, "matrix", requested, origin=entry.get("origin", "stated"))
+        origin = entry.get("origin", "stated")
+        sparse = figure(device, candidate, "matrix", "sparse") if origin == "derived" else None
+        # A dense figure the data set derives as one half of the sparse one keeps where it came from.
+        from_sparse = sparse if sparse and abs(sparse * SPARSE_TO_DENSE.value - entry["tflops"]) <= 1e-6 * sparse else None
+        return Peak(entry["tflops"], candidate, "matrix", requested, from_sparse=from_sparse, origin=origin)
     sparse = figure(device, candidate, "matrix", "sparse")
     if sparse:
         return Peak(sparse * SPARSE_TO_DENSE.value, candidate, "matrix", requested, from_sparse=sparse,

@@ -208,11 +208,11 @@ def test_roofline_link_and_bad_inputs(page, site_server, dataset):
 
 
 def test_unknown_device_in_a_link_is_explained(page, site_server):
-    page.goto(demo_url(site_server, "en", "roofline", "?device=h20&colour=blue"))
+    page.goto(demo_url(site_server, "en", "roofline", "?device=h200-sx&colour=blue"))
     assert wait_status(page, "ready", "invalid") == "invalid"
     assert "h200-sxm" in page.inner_text("[data-error-for='device']")
     assert "‘colour’" in page.inner_text("[data-calc-errors]")
-    assert page.eval_on_selector("#kdemo-roofline-device", "e => e.value") == "h20"
+    assert page.eval_on_selector("#kdemo-roofline-device", "e => e.value") == "h200-sx"
 
 
 @pytest.mark.parametrize("lang, demo", [("en", "systolic"), ("de", "roofline")])

@@ -234,13 +234,15 @@ def test_v100_has_fp16_tensor_cores_only(dataset):
     assert all(e["sparsity"] == "dense" for e in v100["compute"])  # no sparsity before Ampere
 
 
-def test_h200_keeps_nvidias_sparse_only_tensor_figures(dataset):
-    # The H200 datasheet and product page footnote the Tensor Core figures "With sparsity" and
-    # state no dense figure nor a "one-half lower" rule; none is invented.
-    assert '"With sparsity"' in dataset.device("h200-sxm")["notes"]
+def test_h200_dense_tensor_figures_are_derived_halves_of_the_sparse_ones(dataset):
+    # The H200 datasheet and product page footnote the Tensor Core figures "With sparsity" and state
+    # no dense figure; the dense ones are filed as derived (one half, the 2:4 rule), never as stated.
+    h200 = dataset.device("h200-sxm")
+    assert '"With sparsity"' in h200["notes"]
     for precision in ("tf32", "bf16", "fp16", "fp8", "int8"):
-        assert field_value(dataset.device("h200-sxm"), f"{precision}.matrix.dense") is None
-        assert field_value(dataset.device("h200-sxm"), f"{precision}.matrix.sparse") is not None
+        dense = entry(dataset, "h200-sxm", precision, "matrix", "dense")
+        assert dense["origin"] == "derived" and "one half" in dense["method"]
+        assert dense["tflops"] == pytest.approx(value(dataset, "h200-sxm", f"{precision}.matrix.sparse") / 2)
 
 
 def test_b200_states_its_power_configuration(dataset):
@@ -397,9 +399,13 @@ def test_rtx_4060_ai_tops_are_filed_as_int8(dataset):
     assert value(dataset, "rtx-4090", "int8.matrix.sparse") == pytest.approx(1321.2)
 
 
-def test_sparse_only_vendor_figures_stay_sparse(dataset):
+def test_sparse_only_vendor_figures_get_only_derived_dense_twins(dataset):
     for device_id in ("rtx-4060", "rtx-pro-6000-blackwell", "dgx-spark"):
-        assert all(e["sparsity"] == "sparse" for e in dataset.device(device_id)["compute"] if e["unit"] == "matrix")
+        compute = dataset.device(device_id)["compute"]
+        sparse = {e["precision"]: e["tflops"] for e in compute if e["unit"] == "matrix" and e["sparsity"] == "sparse"}
+        for e in compute:
+            if e["unit"] == "matrix" and e["sparsity"] == "dense":
+                assert e["origin"] == "derived" and e["tflops"] == pytest.approx(sparse[e["precision"]] / 2), device_id
 
 
 # --- AMD, Intel and the CPU -------------------------------------------------------

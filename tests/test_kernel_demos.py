@@ -267,12 +267,12 @@ def test_explorer_offers_the_narrow_formats_the_data_set_states(dataset):
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 def test_bad_roofline_inputs_give_a_message_per_field(lang):
-    out = call("kernels.roofline", {"device": "h20", "precision": "fp9", "intensity": "-1"}, lang)
+    out = call("kernels.roofline", {"device": "h200-sx", "precision": "fp9", "intensity": "-1"}, lang)
     assert not out["ok"]
     by_field = {e["field"]: e for e in out["errors"]}
     assert set(by_field) == {"device", "precision", "intensity"}
     assert "h200-sxm" in by_field["device"]["params"]["suggestions"]
-    assert "h20" in by_field["device"]["message"] and "fp8" in by_field["precision"]["message"]
+    assert "h200-sx" in by_field["device"]["message"] and "fp8" in by_field["precision"]["message"]
     assert by_field["intensity"]["message"] == l10n.t(lang, "kernels.error.not_positive", value="-1")
 
 
