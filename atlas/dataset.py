@@ -20,6 +20,7 @@ from atlas.checks.devices import device_problems, runtime_name_key
 from atlas.checks.inference import inference_problems, inference_references
 from atlas.checks.measurements import measurement_problems, measurement_references
 from atlas.checks.models import model_problems
+from atlas.checks.prices import price_problems, price_references
 from atlas.errors import DataError, DataValidationError, dotted
 from atlas.schema import schema_problems
 from atlas.yamlfile import YamlSyntaxError, read_yaml
@@ -92,6 +93,7 @@ CROSS_CHECKS: list[Callable[[Dataset], list[DataError]]] = [
     shared_runtime_names,
     measurement_references,
     inference_references,
+    price_references,
 ]
 
 COLLECTIONS: tuple[Collection, ...] = (
@@ -99,6 +101,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection("models", "model", "models", "model.schema.json", model_problems),
     Collection("measurements", "measurement", "measurements", "measurement.schema.json", measurement_problems),
     Collection("inference", "inference measurements", "inference", "inference.schema.json", inference_problems),
+    Collection("prices", "price list", "prices", "price.schema.json", price_problems),
 )
 
 
@@ -139,6 +142,11 @@ class Dataset:
     def inference(self) -> dict:
         """Published inference measurements, one entry per source file (``data/inference/``)."""
         return self.entries.get("inference", {})
+
+    @property
+    def prices(self) -> dict:
+        """Dated price lists, one entry per list or announcement (``data/prices/``)."""
+        return self.entries.get("prices", {})
 
     def device(self, device_id: str) -> dict:
         try:
