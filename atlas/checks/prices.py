@@ -40,10 +40,13 @@ def price_problems(entry: dict, today: datetime.date | None = None) -> list[tupl
     for key, source in sources.items():
         if not not_in_future(source["accessed"], today):
             problems.append((("sources", key, "accessed"), f"{source['accessed']} is not a past date"))
-    used = {entry["source"]}
-    if entry["source"] not in sources:
-        known = ", ".join(sorted(sources)) or "none"
-        problems.append((("source",), f"names source '{entry['source']}', which is not in 'sources' (known: {known})"))
+    used = {entry["source"]} | {p["source"] for p in entry["prices"] if "source" in p}
+    refs = [(("source",), entry["source"])]
+    refs += [(("prices", i, "source"), p["source"]) for i, p in enumerate(entry["prices"]) if "source" in p]
+    for path, ref in refs:
+        if ref not in sources:
+            known = ", ".join(sorted(sources)) or "none"
+            problems.append((path, f"names source '{ref}', which is not in 'sources' (known: {known})"))
     for key in sources:
         if key not in used:
             problems.append((("sources", key), "is listed but the file does not cite it; remove it or cite it"))
