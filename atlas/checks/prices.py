@@ -10,7 +10,8 @@ stated is not in the future, every source key used is defined and every
 defined source is used, ``usd_high`` appears only in a street range and lies
 above ``usd``, ``unit_count`` is at least 1, and a cloud list names its
 provider and region. ``price_references`` (a cross check) checks that every
-priced device exists in ``data/hardware/``.
+priced device exists in ``data/hardware/`` and that a stated memory size is
+one the device is sold with.
 """
 
 from __future__ import annotations
@@ -74,14 +75,29 @@ def price_problems(entry: dict, today: datetime.date | None = None) -> list[tupl
     return problems
 
 
+def memory_sizes(device: dict) -> list:
+    """The memory capacities (GiB) a device is sold with: its configurations, else its one capacity."""
+    memory = device["memory"]
+    return [c["capacity_gib"] for c in memory.get("configurations", [])] or [memory["capacity_gib"]]
+
+
 def reference_problems(entry: dict, devices: dict) -> list[tuple[tuple, str]]:
-    """Problems of one price file against the devices of the data set."""
+    """Problems of one price file against the devices: the id exists, a memory size is one it is sold with."""
     problems = []
     for i, price in enumerate(entry["prices"]):
-        if price["device"] not in devices:
+        device = devices.get(price["device"])
+        if device is None:
             close = difflib.get_close_matches(price["device"], list(devices), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             problems.append((("prices", i, "device"), f"unknown device '{price['device']}'{hint}"))
+        elif "memory_gib" in price and price["memory_gib"] not in memory_sizes(device):
+            sizes = ", ".join(f"{s:g}" for s in memory_sizes(device))
+            problems.append(
+                (
+                    ("prices", i, "memory_gib"),
+                    f"{price['memory_gib']:g} GiB is not a memory size of '{price['device']}' (sizes: {sizes})",
+                )
+            )
     return problems
 
 
