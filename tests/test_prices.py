@@ -134,3 +134,13 @@ def test_unknown_device_fails_the_data_set(tmp_path):
     with pytest.raises(DataValidationError) as err:
         load_dataset(data, root=tmp_path, today=TODAY)
     assert "unknown device 'no-such-card'" in str(err.value)
+
+
+def test_unit_count_source_is_a_cited_source():
+    priced = [{"device": "inferentia2", "usd": 12.98, "unit_count": 12, "unit_count_source": "docs"}]
+    assert any("not in 'sources'" in m for m in messages(entry(prices=priced)))
+    data = entry(prices=priced)
+    data["sources"]["docs"] = dict(data["sources"]["page"])
+    assert messages(data) == []
+    orphan = entry(prices=[{"device": "inferentia2", "usd": 1.0, "unit_count_source": "page"}])
+    assert any("not given" in m for m in messages(orphan))

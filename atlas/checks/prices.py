@@ -8,7 +8,8 @@ a specification.
 ``price_problems`` checks one file on its own: the month the prices were
 stated is not in the future, every source key used is defined and every
 defined source is used, ``usd_high`` appears only in a street range and lies
-above ``usd``, ``unit_count`` is at least 1, and a cloud list names its
+above ``usd``, ``unit_count`` is at least 1 (and one whose count comes from another
+page says so with ``unit_count_source``), and a cloud list names its
 provider and region. ``price_references`` (a cross check) checks that every
 priced device exists in ``data/hardware/`` and that a stated memory size is
 one the device is sold with.
@@ -41,9 +42,12 @@ def price_problems(entry: dict, today: datetime.date | None = None) -> list[tupl
     for key, source in sources.items():
         if not not_in_future(source["accessed"], today):
             problems.append((("sources", key, "accessed"), f"{source['accessed']} is not a past date"))
-    used = {entry["source"]} | {p["source"] for p in entry["prices"] if "source" in p}
     refs = [(("source",), entry["source"])]
-    refs += [(("prices", i, "source"), p["source"]) for i, p in enumerate(entry["prices"]) if "source" in p]
+    for i, price in enumerate(entry["prices"]):
+        for key in ("source", "unit_count_source"):
+            if key in price:
+                refs.append((("prices", i, key), price[key]))
+    used = {ref for _, ref in refs}
     for path, ref in refs:
         if ref not in sources:
             known = ", ".join(sorted(sources)) or "none"
@@ -66,6 +70,8 @@ def price_problems(entry: dict, today: datetime.date | None = None) -> list[tupl
                 )
         if price.get("unit_count", 1) < 1:
             problems.append((("prices", i, "unit_count"), "must be at least 1"))
+        if "unit_count_source" in price and "unit_count" not in price:
+            problems.append((("prices", i, "unit_count_source"), "names the source of a unit_count that is not given"))
         key = (price["device"], price.get("instance"), price.get("memory_gib"), price.get("unit_count", 1))
         if key in seen:
             problems.append(
