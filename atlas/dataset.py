@@ -21,6 +21,7 @@ from atlas.checks.inference import inference_problems, inference_references
 from atlas.checks.host_memory import host_memory_problems
 from atlas.checks.measurements import measurement_problems, measurement_references
 from atlas.checks.models import model_problems
+from atlas.checks.prices import price_problems, price_references
 from atlas.errors import DataError, DataValidationError, dotted
 from atlas.schema import schema_problems
 from atlas.yamlfile import YamlSyntaxError, read_yaml
@@ -93,6 +94,7 @@ CROSS_CHECKS: list[Callable[[Dataset], list[DataError]]] = [
     shared_runtime_names,
     measurement_references,
     inference_references,
+    price_references,
 ]
 
 COLLECTIONS: tuple[Collection, ...] = (
@@ -101,6 +103,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection("measurements", "measurement", "measurements", "measurement.schema.json", measurement_problems),
     Collection("inference", "inference measurements", "inference", "inference.schema.json", inference_problems),
     Collection("host_memory", "host memory", "host-memory", "host-memory.schema.json", host_memory_problems),
+    Collection("prices", "price list", "prices", "price.schema.json", price_problems),
 )
 
 
@@ -146,6 +149,11 @@ class Dataset:
     def host_memory(self) -> dict:
         """Host-memory platforms (data/host-memory/): system memory of CPU platforms, by id."""
         return self.entries.get("host_memory", {})
+
+    @property
+    def prices(self) -> dict:
+        """Dated price lists, one entry per list or announcement (``data/prices/``)."""
+        return self.entries.get("prices", {})
 
     def device(self, device_id: str) -> dict:
         try:

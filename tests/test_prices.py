@@ -1,0 +1,146 @@
+"""The prices collection (data/prices/): schema, per-file checks and device references."""
+
+import datetime
+import shutil
+from pathlib import Path
+
+import pytest
+
+from atlas.checks.prices import per_device_usd, price_problems, price_references, prices_by_device, reference_problems
+from atlas.dataset import COLLECTIONS, CROSS_CHECKS, load_dataset
+from atlas.errors import DataValidationError
+from atlas.schema import schema_problems
+from conftest import REPO_ROOT
+
+TODAY = datetime.date(2026, 12, 3)
+PRICE_FILES = sorted((REPO_ROOT / "data" / "prices").glob("*.yaml"))
+
+
+def entry(**changes) -> dict:
+    """A valid cloud price list; ``changes`` replace top-level keys."""
+    base = {
+        "schema_version": 1,
+        "id": "example-2026-09",
+        "title": "Example on-demand prices",
+        "kind": "cloud-per-hour",
+        "as_of": "2026-09",
+        "region": "us-east-1",
+        "provider": "Example Cloud",
+        "source": "page",
+        "prices": [{"device": "h100-sxm", "usd": 55.04, "unit_count": 8, "instance": "p5.48xlarge"}],
+        "sources": {
+            "page": {"url": "https://example.com/pricing", "title": "Pricing", "publisher": "Example", "accessed": "2026-12-03"}
+        },
+    }
+    base.update(changes)
+    return base
+
+
+def messages(data: dict) -> list[str]:
+    return [m for _, m in schema_problems(data, "price.schema.json") + price_problems(data, TODAY)]
+
+
+def test_registered():
+    assert any(c.name == "prices" and c.schema == "price.schema.json" for c in COLLECTIONS)
+    assert price_references in CROSS_CHECKS
+
+
+def test_valid_entry_has_no_problems():
+    assert messages(entry()) == []
+
+
+def test_per_device_price_divides_by_unit_count():
+    assert per_device_usd({"usd": 55.04, "unit_count": 8}) == pytest.approx(6.88)
+    assert per_device_usd({"usd": 2.69}) == 2.69
+
+
+def test_future_month_is_refused():
+    assert any("future" in m for m in messages(entry(as_of="2027-01")))
+
+
+def test_usd_high_only_in_a_street_range():
+    priced = [{"device": "b200", "usd": 30000, "usd_high": 40000}]
+    assert any("only a street-range" in m for m in messages(entry(prices=priced)))
+    assert messages(entry(kind="street-range", prices=priced)) == []
+    low = [{"device": "b200", "usd": 40000, "usd_high": 30000}]
+    assert any("must be above usd" in m for m in messages(entry(kind="street-range", prices=low)))
+
+
+def test_unit_count_must_be_positive():
+    priced = [{"device": "h100-sxm", "usd": 1.0, "unit_count": 0}]
+    assert messages(entry(prices=priced))
+
+
+def test_source_keys_defined_and_used():
+    assert any("not in 'sources'" in m for m in messages(entry(source="other")))
+    extra = entry()
+    extra["sources"]["unused"] = dict(extra["sources"]["page"])
+    assert any("does not cite it" in m for m in messages(extra))
+    cited = entry(prices=[{"device": "h100-sxm", "usd": 1.0, "source": "unused"}])
+    cited["sources"]["unused"] = dict(cited["sources"]["page"])
+    assert messages(cited) == []
+
+
+def test_cloud_list_names_provider_and_region():
+    data = entry()
+    del data["region"]
+    assert any("needs 'region'" in m for m in messages(data))
+
+
+def test_repeated_price_is_refused():
+    price = {"device": "h100-sxm", "usd": 1.0, "instance": "x"}
+    assert any("repeats" in m for m in messages(entry(prices=[price, dict(price)])))
+
+
+def test_unknown_key_is_refused():
+    assert messages(entry(currency="EUR"))
+
+
+def test_reference_problems():
+    devices = {"h100-sxm": {"memory": {"capacity_gib": 80}}, "rtx-4060-ti-16gb": {"memory": {"capacity_gib": 16, "configurations": [{"capacity_gib": 16}, {"capacity_gib": 8}]}}}
+    ok = entry(prices=[{"device": "rtx-4060-ti-16gb", "usd": 399, "memory_gib": 8}])
+    assert reference_problems(ok, devices) == []
+    unknown = reference_problems(entry(prices=[{"device": "h100-sxn", "usd": 1}]), devices)
+    assert unknown and "did you mean 'h100-sxm'" in unknown[0][1]
+    wrong = reference_problems(entry(prices=[{"device": "h100-sxm", "usd": 1, "memory_gib": 94}]), devices)
+    assert wrong and "not a memory size" in wrong[0][1]
+
+
+def test_prices_by_device_groups_all_files():
+    grouped = prices_by_device({"a": entry(), "b": entry(id="b")})
+    assert [file_id for file_id, _ in grouped["h100-sxm"]] == ["a", "b"]
+
+
+@pytest.mark.parametrize("path", PRICE_FILES, ids=[p.stem for p in PRICE_FILES])
+def test_shipped_price_file_is_valid_on_its_own(path):
+    from atlas.yamlfile import read_yaml
+
+    data = read_yaml(path).data
+    assert data["id"] == path.stem
+    assert schema_problems(data, "price.schema.json") == []
+    assert price_problems(data, TODAY) == []
+
+
+def test_unknown_device_fails_the_data_set(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(REPO_ROOT / "data" / "hardware", data / "hardware")
+    (data / "prices").mkdir()
+    (data / "prices" / "bad.yaml").write_text(
+        "schema_version: 1\nid: bad\ntitle: Bad\nkind: launch-msrp\nas_of: 2024-01\nsource: s\n"
+        "prices:\n  - {device: no-such-card, usd: 100}\n"
+        "sources:\n  s: {url: 'https://example.com', title: T, publisher: P, accessed: '2026-12-03'}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(DataValidationError) as err:
+        load_dataset(data, root=tmp_path, today=TODAY)
+    assert "unknown device 'no-such-card'" in str(err.value)
+
+
+def test_unit_count_source_is_a_cited_source():
+    priced = [{"device": "inferentia2", "usd": 12.98, "unit_count": 12, "unit_count_source": "docs"}]
+    assert any("not in 'sources'" in m for m in messages(entry(prices=priced)))
+    data = entry(prices=priced)
+    data["sources"]["docs"] = dict(data["sources"]["page"])
+    assert messages(data) == []
+    orphan = entry(prices=[{"device": "inferentia2", "usd": 1.0, "unit_count_source": "page"}])
+    assert any("not given" in m for m in messages(orphan))
