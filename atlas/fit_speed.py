@@ -299,8 +299,9 @@ def run(data_dir=None, write: bool = True) -> dict:
     }
     if write:
         write_fitted(params, report)
-        REPORT_JSON.write_text(json.dumps({"summary": report, "cases": cv_rows}, indent=1, ensure_ascii=False) + "\n",
-                               encoding="utf-8")
+        lines = ",\n".join(json.dumps(row, ensure_ascii=False, sort_keys=True) for row in cv_rows)
+        REPORT_JSON.write_text(f'{{"summary": {json.dumps(report, ensure_ascii=False, sort_keys=True)},\n'
+                               f'"cases": [\n{lines}\n]}}\n', encoding="utf-8")
     return {"params": params, "report": report, "cases": cv_rows}
 
 

@@ -92,22 +92,22 @@ def tdp_w(device: dict) -> float | None:
     return power["tdp_w"] if power else None
 
 
-def compute_entry(device: dict, precision: str, unit: str, sparsity: str = "dense") -> dict | None:
+def compute_entry(device: dict, precision: str, unit: str, sparsity: str = "dense",
+                  accumulate: str | None = None) -> dict | None:
     """The compute entry of ``precision`` on ``unit`` with ``sparsity`` that frameworks use, or None.
 
     Where a device lists a precision twice (FP16 and FP32 accumulate on GeForce cards), the FP32-accumulate
     entry is the one frameworks and this lookup use. Figures of a separate NPU (``component: npu``, e.g.
     Apple's Neural Engine) are not the GPU's and are skipped.
     """
-    best = None
-    for entry in device.get("compute", []):
-        if entry.get("component", "main") == "npu":
-            continue
-        if (entry["precision"], entry["unit"], entry["sparsity"]) == (precision, unit, sparsity):
-            if entry.get("accumulate") in (None, "fp32", "int32"):
-                return entry
-            best = best or entry
-    return best
+    matching = [e for e in device.get("compute", []) if e.get("component", "main") != "npu"
+                and (e["precision"], e["unit"], e["sparsity"]) == (precision, unit, sparsity)]
+    if accumulate:
+        wanted = [e for e in matching if e.get("accumulate") == accumulate]
+        if wanted:
+            return wanted[0]
+    default = [e for e in matching if e.get("accumulate") in (None, "fp32", "int32")]
+    return (default or matching or [None])[0]
 
 
 def figure(device: dict, precision: str, unit: str, sparsity: str = "dense") -> float | None:
@@ -121,9 +121,9 @@ def dense_figure(device: dict, precision: str, unit: str) -> float | None:
     return figure(device, precision, unit, "dense")
 
 
-def _matrix(device: dict, candidate: str, requested: str) -> Peak | None:
+def _matrix(device: dict, candidate: str, requested: str, accumulate: str | None = None) -> Peak | None:
     """The dense matrix peak of ``candidate``: stated or derived, else half the sparse figure."""
-    entry = compute_entry(device, candidate, "matrix", "dense")
+    entry = compute_entry(device, candidate, "matrix", "dense", accumulate)
     if entry:
         origin = entry.get("origin", "stated")
         sparse = figure(device, candidate, "matrix", "sparse") if origin == "derived" else None
@@ -181,11 +181,16 @@ def peak(device: dict, precision: str) -> Peak | None:
     return matrix_peak(device, PRECISION_FALLBACKS.get(precision, (precision,)), requested=precision)
 
 
-def matrix_peak(device: dict, wanted: tuple[str, ...], requested: str | None = None) -> Peak | None:
-    """The first matrix peak of ``wanted``, else one scaled from another matrix figure, else a vector figure."""
+def matrix_peak(device: dict, wanted: tuple[str, ...], requested: str | None = None,
+                accumulate: str | None = None) -> Peak | None:
+    """The first matrix peak of ``wanted``, else one scaled from another matrix figure, else a vector figure.
+
+    ``accumulate``: the accumulator the kernels use (fp16 for llama.cpp's FP16 matrix products on CUDA), taken
+    where the device lists a separate rate for it.
+    """
     requested = requested or wanted[0]
     for candidate in wanted:
-        found = _matrix(device, candidate, requested)
+        found = _matrix(device, candidate, requested, accumulate)
         if found:
             return found
     scaled = _scaled(device, wanted[0], requested)

@@ -7,14 +7,18 @@ same way everywhere — in the fit, the CLI, the build and the browser:
 - ``device_class(device)``: a coarse group of devices whose kernels behave
   alike (GeForce/workstation NVIDIA cards, NVIDIA data-centre GPUs, Radeon,
   Instinct, Apple GPUs, Intel GPUs, unified-memory PCs, other accelerators);
-- ``compute_precisions(engine, device, weights)``: the precisions the engine's
-  matrix products run in for a weight format, most likely first. llama.cpp
-  multiplies quantised GGUF weights with INT8 dot products on NVIDIA and AMD
-  GPUs (its MMQ kernels quantise the activations to 8 bit) and dequantises to
-  FP16 elsewhere; vLLM, SGLang and TensorRT-LLM run FP8 and FP4 checkpoints on
-  FP8/FP4 tensor cores where the GPU has them and 16-bit matrix products for
-  weight-only formats (GPTQ/AWQ Marlin kernels); MLX and Metal use the GPU's
-  16-bit units.
+- ``compute_precisions(engine, device, weights)``: the precisions whose peak
+  the engine's matrix products are measured against, most likely first. For
+  llama.cpp that is the 16-bit rate for every weight format, with FP16
+  accumulate on NVIDIA GPUs (``accumulate``): its FP16 path runs cuBLAS with
+  FP16 compute, and its quantised MMQ kernels (INT8 dot products of quantised
+  weights and activations on recent builds, DP4A on older ones) reach a
+  fraction of that rate that the fit learns per weight family and device
+  class — the INT8 peak, which a data-centre GPU doubles, predicted their
+  speed worse in cross-validation. vLLM, SGLang and TensorRT-LLM run FP8 and
+  FP4 checkpoints on FP8/FP4 tensor cores where the GPU has them and 16-bit
+  matrix products for weight-only formats (GPTQ/AWQ Marlin kernels); MLX and
+  Metal use the GPU's 16-bit units.
 
 Plain values in, plain values out; standard library only.
 """
@@ -120,11 +124,7 @@ def compute_precisions(engine: str, device: dict, weights: str) -> tuple[str, ..
     cls = device_class(device)
     if weights in _FLOAT_FORMATS:
         return (weights, "fp16", "bf16") if weights != "fp32" else ("fp32", "tf32")
-    if weights == "mxfp4" and engine == "llama.cpp":
-        return ("int8", "fp16") if cls.startswith(("nvidia", "amd")) else ("fp16", "bf16")
     if engine == "llama.cpp":
-        if is_gguf(weights) and cls.startswith(("nvidia", "amd")):
-            return ("int8", "fp16")  # MMQ: INT8 dot products of quantised weights and activations
         return ("fp16", "bf16")
     if engine in ("mlx",) or cls == "apple":
         return ("fp16", "bf16")
@@ -135,6 +135,16 @@ def compute_precisions(engine: str, device: dict, weights: str) -> tuple[str, ..
     if weights == "int8":
         return ("int8", "bf16", "fp16")
     return ("bf16", "fp16")  # weight-only int4 (GPTQ/AWQ/Marlin), nf4, GGUF in vLLM: 16-bit matrix products
+
+
+def accumulate(engine: str, device: dict, weights: str) -> str | None:
+    """The accumulator whose rate the engine's matrix products are measured against: llama.cpp runs FP16 weights
+    through cuBLAS with FP16 compute on NVIDIA GPUs, which GeForce cards execute at twice their FP32-accumulate
+    rate, and its quantised kernels are referred to the same rate."""
+    if engine == "llama.cpp" and (weights == "fp16" or is_gguf(weights) or weights == "mxfp4") \
+            and device_class(device).startswith("nvidia"):
+        return "fp16"
+    return None
 
 
 def link_class(device: dict) -> str:

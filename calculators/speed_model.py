@@ -23,7 +23,9 @@ published measurements in ``data/inference/`` by ``python -m atlas fit``:
   latency in seconds per all-reduce, per link class (NVLink, Infinity Fabric,
   PCIe); ``allreduce_bytes``: ring all-reduce traffic 2(n-1)/n · bytes ÷ the
   one-way link bandwidth.
-- ``hop`` (layer split): a stage boundary per step, in seconds per hop.
+- ``hop`` (layer split): a stage boundary per step, in seconds per hop. A prompt of
+  several micro-batches is pipelined through the stages, so its on-device terms
+  shrink by (steps + n - 1) / (n · steps).
 - ``host_mem`` and ``pcie_copy`` (offloading): layers kept in system memory are
   read by the CPU at host bandwidth during decode; during a prompt llama.cpp
   copies their weights to the GPU once per micro-batch over PCIe.
@@ -139,7 +141,7 @@ def input_embedding_bytes(model: ModelSpec, weights: str, group_size: int, doubl
 def engine_peak(engine: str, device: dict, weights: str) -> tuple[dev.Peak | None, str | None]:
     """The matrix peak the engine's kernels run at, and a note when it is not a stated dense figure."""
     wanted = engines.compute_precisions(engine, device, weights)
-    found = dev.matrix_peak(device, wanted)
+    found = dev.matrix_peak(device, wanted, accumulate=engines.accumulate(engine, device, weights))
     if found is None:
         return None, None
     note = None
@@ -222,6 +224,12 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         x["allreduce_bytes"] = reduces * 2 * (n - 1) / n * per_reduce / (link_one_way_gb_s(device) * GB)
     elif split == "layer":
         x["hop"] = (n - 1) * steps
+        if case.phase == "prefill" and steps > 1:
+            # llama.cpp pipelines a prompt's micro-batches through the stages: each stage holds 1/n of the
+            # layers and the last micro-batch leaves n - 1 stage-times after the first one entered.
+            pipeline = (steps + n - 1) / (n * steps)
+            for feature in ("mem", "kv_mem", "compute_prefill", "attention", "prefill_layer_steps"):
+                x[feature] *= pipeline
     return Terms(
         x=x,
         engine=engine,
