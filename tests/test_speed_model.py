@@ -1,0 +1,155 @@
+"""The fitted speed model: its physics, its fit, its cross-validated accuracy.
+
+Figures printed here are the ones the accuracy page shows (``atlas/fit_report.json``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from calculators_support import catalog, ok
+
+from atlas import accuracy, fit_speed
+from atlas.dataset import load_dataset
+from calculators import fitted
+from calculators import speed_model as sm
+from calculators.models import ModelSpec
+
+
+def terms(model_id, device_id, case):
+    cat = catalog()
+    return sm.terms(ModelSpec.from_preset(model_id, cat.models[model_id]), cat.devices[device_id], case)
+
+
+def test_fitted_parameters_cover_every_feature_of_the_model():
+    assert set(fitted.PARAMS) == set(sm.FEATURES)
+    for feature, entry in fitted.PARAMS.items():
+        assert math.isfinite(entry["global"])
+        levels = set(entry) - {"global"}
+        assert levels <= set(sm.FEATURES[feature][1]), feature
+
+
+def test_efficiencies_are_fractions_and_fixed_costs_plausible():
+    t = terms("llama-3.1-8b", "rtx-4090", sm.Case("decode", "q4_k_m", context=512))
+    eta = sm.efficiencies(t, fitted.PARAMS)
+    for feature, (kind, _) in sm.FEATURES.items():
+        if kind == "efficiency":
+            assert 0 < eta[feature] < 1, feature
+        else:
+            assert 1e-8 < eta[feature] < 0.05, feature  # seconds: between 10 ns and 50 ms
+
+
+def test_layer_split_at_batch_one_is_not_faster_than_one_device():
+    one = ok("speed", model="llama-3.1-8b", weights="q4_k_m", device="rtx-3090")
+    two = ok("speed", model="llama-3.1-8b", weights="q4_k_m", device="rtx-3090", num_devices=2, split="layer")
+    assert two["device"]["tokens_per_s"] <= one["device"]["tokens_per_s"]
+    assert two["device"]["time_parts_s"]["hop"] > 0
+
+
+def test_tensor_parallel_over_nvlink_speeds_up_a_large_model():
+    one = ok("speed", model="llama-3.1-70b", weights="fp8", device="h100-sxm", engine="vllm")
+    four = ok("speed", model="llama-3.1-70b", weights="fp8", device="h100-sxm", engine="vllm", num_devices=4,
+              split="tensor")
+    assert 1.5 < four["device"]["tokens_per_s"] / one["device"]["tokens_per_s"] < 4
+    assert four["device"]["time_parts_s"]["allreduce"] > 0
+
+
+def test_offloading_layers_to_system_memory_slows_generation_and_says_so():
+    full = ok("speed", model="llama-3.1-70b", weights="q4_k_m", device="rtx-4090")
+    half = ok("speed", model="llama-3.1-70b", weights="q4_k_m", device="rtx-4090", gpu_layers=40)
+    assert half["device"]["tokens_per_s"] < full["device"]["tokens_per_s"] / 3
+    assert "note.offload" in {n["key"] for n in half["notes"]}
+    # Twice the host bandwidth: the CPU part halves.
+    fast = ok("speed", model="llama-3.1-70b", weights="q4_k_m", device="rtx-4090", gpu_layers=40,
+              host_bandwidth_gb_s=179.2)
+    assert fast["device"]["time_parts_s"]["host_mem"] == pytest.approx(half["device"]["time_parts_s"]["host_mem"] / 2)
+
+
+def test_a_model_that_does_not_fit_says_so_first_with_what_would_fit():
+    r = ok("speed", model="llama-3.1-70b", weights="bf16", device="rtx-4090")
+    verdict = r["device"]["memory"]
+    assert verdict["fits"] is False and verdict["margin_gib"] < -100
+    assert r["notes"][0]["key"] == "note.does_not_fit"
+    tips = verdict["suggestions"]
+    assert tips["num_devices"] >= 6 and 0 < tips["gpu_layers"] < 80
+    assert "note.fit_gpu_layers" in {n["key"] for n in r["notes"]}
+
+
+def test_unified_memory_share_applies_to_the_fit_verdict():
+    r = ok("speed", model="gpt-oss-120b", weights="q4_k_m", device="apple-m4-max")
+    verdict = r["device"]["memory"]
+    assert verdict["gpu_share"] < 1
+    assert verdict["available_gib"] == pytest.approx(128 * verdict["gpu_share"])
+
+
+def test_device_without_a_compute_peak_still_gets_a_decode_estimate():
+    r = ok("speed", model="llama-3.1-8b", weights="q4_k_m", device="apple-m4-max")
+    assert r["device"]["peak_tflops"] is None and r["device"]["tokens_per_s"] > 0
+    assert "note.no_compute_peak" in {n["key"] for n in r["notes"]}
+
+
+def test_rubin_against_b200_uses_a_matrix_estimate_never_the_vector_unit():
+    r = ok("speed", model="llama-3.1-70b", weights="bf16", workload="prefill", device="rubin", baseline="b200",
+           engine="vllm")
+    assert r["device"]["unit"] == "matrix" and r["comparison"]["direction"] == "faster"
+    assert r["comparison"]["factor"] > 1
+    assert "note.peak_scaled" in {n["key"] for n in r["notes"]}
+
+
+def test_moe_decode_reads_only_the_experts_a_token_routes_to():
+    dense = terms("qwen3-32b", "rtx-5090", sm.Case("decode", "q4_k_m", context=1))
+    moe = terms("qwen3-30b-a3b", "rtx-5090", sm.Case("decode", "q4_k_m", context=1))
+    assert moe.bytes_read < dense.bytes_read / 5
+
+
+def test_comparison_wording_uses_a_factor_above_one():
+    r = ok("speed", model="llama-3.1-8b", weights="q4_k_m", device="rtx-4060", baseline="rtx-4090")
+    assert r["comparison"]["direction"] == "slower" and r["comparison"]["factor"] > 1
+    assert r["comparison"]["factor"] == pytest.approx(1 / r["speedup"])
+
+
+def _small_problem():
+    dataset = load_dataset()
+    cases, _ = fit_speed.build_cases(dataset)
+    keep = sorted({c.source for c in cases})[:4]
+    return dataset, [c for c in cases if c.source in keep]
+
+
+def test_cross_validation_never_sees_the_measurement_it_predicts():
+    dataset, cases = _small_problem()
+    source = cases[0].source
+    before = {(r["source"], r["phase"], i): r["predicted_tokens_per_s"]
+              for i, r in enumerate(fit_speed.cross_validate(cases, dataset)) if r["source"] == source}
+    for c in cases:
+        if c.source == source:
+            c.measured_s *= 10  # a wildly different measurement of the held-out source
+    after = {(r["source"], r["phase"], i): r["predicted_tokens_per_s"]
+             for i, r in enumerate(fit_speed.cross_validate(cases, dataset)) if r["source"] == source}
+    assert before and before == after
+
+
+@pytest.mark.slow
+def test_committed_fit_is_what_the_data_gives():
+    """`python -m atlas fit` reproduces calculators/fitted.py: nobody edited a parameter by hand."""
+    result = fit_speed.run(write=False)
+    for feature, entry in result["params"].items():
+        assert entry["global"] == pytest.approx(fitted.PARAMS[feature]["global"], abs=1e-3), feature
+    assert result["report"]["cross_validated"] == fitted.PROVENANCE["cross_validated"]
+
+
+def test_accuracy_targets_printed_and_the_ones_met_kept():
+    report = accuracy.load_report()
+    summary = report["summary"]["cross_validated"]
+    print()
+    for group, figures in summary.items():
+        print(f"{group:26s} n={figures['cases']:4d} within x0.8-1.25 {figures['within_0.8_1.25']:.0%} "
+              f"within x0.67-1.5 {figures['within_0.67_1.5']:.0%} median {figures['median_ratio']:.2f} "
+              f"worst {figures['worst_ratio']:.2f}")
+    assert summary["all"]["cases"] >= 200 and len(report["summary"]["sources"]) >= 15
+    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.85  # target 85 %: met
+    assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.75  # target 75 %: met
+    # Target 75 % within x0.67-1.5 is missed (see the accuracy page); this keeps it from getting worse.
+    assert summary["prefill"]["within_0.67_1.5"] >= 0.5
+    # Every case the data holds is answered or refused with a reason.
+    assert all(r.get("reason") for r in report["summary"]["refused"])
