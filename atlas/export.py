@@ -14,16 +14,18 @@ import json
 from pathlib import Path
 
 from atlas.dataset import DATA_DIR, Dataset, load_dataset
+from atlas.price_lists import prices_by_device
 
 EXPORT_SCHEMA_VERSION = 1
 
 
 def export_dataset(dataset: Dataset) -> dict:
-    """The JSON-able export of ``dataset`` (devices and models, by id, in id order)."""
+    """The JSON-able export of ``dataset`` (devices, models and every device's dated prices, by id, in id order)."""
     return {
         "schema_version": EXPORT_SCHEMA_VERSION,
         "devices": dataset.devices,
         "models": dataset.models,
+        "prices": prices_by_device(dataset),
     }
 
 

@@ -91,6 +91,9 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
         split=values["split"],
         gpu_layers=values["gpu_layers"],
         host_bandwidth_gb_s=values["host_bandwidth_gb_s"],
+        purchase_usd=values["purchase_usd"],
+        amortisation_years=values["amortisation_years"],
+        electricity_usd_per_kwh=values["electricity_usd_per_kwh"],
     )
     baseline_id = values["baseline"]
     result, notes, why = estimate_speed(
@@ -100,6 +103,7 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
         catalog.devices[values["device"]],
         baseline_id,
         catalog.devices[baseline_id] if baseline_id else None,
+        catalog.prices,
     )
     if why is not None:
         why = Message(why.key, {**why.params, "device": dev.name(catalog.devices[values["device"]]),

@@ -25,6 +25,7 @@ class Catalog:
 
     devices: dict = field(default_factory=dict)
     models: dict = field(default_factory=dict)
+    prices: dict = field(default_factory=dict)  # {device id: [{kind, usd per device, as_of, provider, ...}]}
 
     @classmethod
     def from_dict(cls, data: dict) -> Catalog:
@@ -34,10 +35,10 @@ class Catalog:
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             raise CatalogError(f"data export has schema_version {version!r}; this package reads {SCHEMA_VERSION}")
-        devices, models = data.get("devices", {}), data.get("models", {})
-        if not isinstance(devices, dict) or not isinstance(models, dict):
-            raise CatalogError("'devices' and 'models' must be objects keyed by id")
-        return cls(devices=dict(devices), models=dict(models))
+        devices, models, prices = data.get("devices", {}), data.get("models", {}), data.get("prices", {})
+        if not isinstance(devices, dict) or not isinstance(models, dict) or not isinstance(prices, dict):
+            raise CatalogError("'devices', 'models' and 'prices' must be objects keyed by id")
+        return cls(devices=dict(devices), models=dict(models), prices=dict(prices))
 
     @classmethod
     def from_json(cls, text: str) -> Catalog:

@@ -140,6 +140,8 @@ def speed_table(result: dict, lang: str) -> str:
          if e["critical_intensity"] is not None else "-"),
     ]
     if "engine" in result["device"]:
+        rows.append((t("cli.cost_per_million"), lambda e: l10n.format_significant(e["cost"]["usd_per_million_tokens"], lang, 3)
+                     if e.get("cost") else "-"))
         rows.insert(1, (t("cli.engine"), lambda e: e["engine"] + ("" if e["split"] == "none" else f" ({e['split']})")))
     if result["workload"] == "training":
         rows += [

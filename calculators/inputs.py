@@ -123,6 +123,12 @@ PARAMETERS: tuple[Param, ...] = (
     Param("compute_efficiency", "float", SPEED, "fraction of peak FLOP/s reached (0-1]", None, 0, 1, True),
     Param("memory_efficiency", "float", SPEED, "fraction of peak bandwidth reached (0-1]", None, 0, 1, True),
     Param("price_per_hour", "float", SPEED, "US$ per device-hour", None, 0, 1_000_000),
+    Param("purchase_usd", "float", SPEED, "purchase price per device in US$, amortised for the cost per million "
+          "tokens (default: the device's cloud price, else its launch price)", None, 0, 1e9, True),
+    Param("amortisation_years", "float", SPEED, "years of round-the-clock use a purchase is spread over", 3.0, 0,
+          100, True),
+    Param("electricity_usd_per_kwh", "float", SPEED, "electricity price in US$ per kWh, added to a purchase at the "
+          "device's TDP", None, 0, 100),
     Param("engine", "choice", SPEED, "inference engine (default: llama.cpp on desktops, Macs and edge boxes, vLLM in "
           "data centres)", choices=ENGINES),
     Param("split", "choice", SPEED, "how several devices share the model: layer (stages one after another, "

@@ -35,7 +35,7 @@ import math
 
 from calculators import defaults as d
 from calculators import devices as dev
-from calculators import engines, fitted, roofline
+from calculators import cost, engines, fitted, roofline
 from calculators import speed_model as sm
 from calculators.energy import energy_kwh
 from calculators.memory import MemoryOptions, _per_device, kv_cache_bytes, weight_bytes
@@ -67,6 +67,9 @@ class SpeedOptions:
     split: str | None = None  # None: layer for llama.cpp, tensor for the server engines
     gpu_layers: int | None = None  # None: every layer on the devices
     host_bandwidth_gb_s: float | None = None  # system memory for offloaded layers; None: DEFAULT_HOST_BANDWIDTH
+    purchase_usd: float | None = None  # US$ per device, amortised for the cost per token
+    amortisation_years: float = 3.0
+    electricity_usd_per_kwh: float | None = None
 
     @property
     def roofline_only(self) -> bool:
@@ -183,9 +186,9 @@ def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str)
 
 
 def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: SpeedOptions, field: str,
-                      notes: list) -> dict:
+                      notes: list, prices: list | None = None, engine: str | None = None) -> dict:
     """The fitted speed model's result for decode or prefill on ``opts.num_devices`` of ``device``."""
-    engine = engine_for(device, opts)
+    engine = engine or engine_for(device, opts)
     split = split_for(engine, opts)
     n = opts.num_devices
     host = opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
@@ -241,6 +244,11 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
         "memory": fit_verdict(model, opts, device, engine),
         "accuracy": accuracy_for(opts.workload, n, opts.batch),
     }
+    hourly = cost.hourly_cost(prices or [], dev.tdp_w(device), n, opts.price_per_hour, opts.purchase_usd,
+                              opts.amortisation_years, opts.electricity_usd_per_kwh)
+    if hourly:
+        hourly["usd_per_million_tokens"] = cost.per_million_tokens(hourly["usd_per_hour"], out["tokens_per_s"])
+    out["cost"] = hourly
     return out
 
 
@@ -341,13 +349,17 @@ def estimate_speed(
     device: dict,
     baseline_id: str | None = None,
     baseline: dict | None = None,
+    prices: dict | None = None,
 ) -> tuple[dict, list, Message | None]:
     """The speed result dict, its notes and the comparison reason (None without a baseline)."""
     notes: list[Message] = []
     work = workload(model, opts)
     if model is not None and opts.workload in ("decode", "prefill") and not opts.roofline_only:
-        dev_result = llm_device_result(device_id, device, model, opts, "device", notes)
-        base_result = llm_device_result(baseline_id, baseline, model, opts, "baseline", notes) if baseline else None
+        prices = prices or {}
+        dev_result = llm_device_result(device_id, device, model, opts, "device", notes, prices.get(device_id))
+        # A comparison runs both on the same software: the engine given, else the device's default.
+        base_result = (llm_device_result(baseline_id, baseline, model, opts, "baseline", notes, prices.get(baseline_id),
+                                         engine=dev_result["engine"]) if baseline else None)
         work = Work(work.flops, work.bytes, work.tokens if opts.workload == "prefill" else opts.batch)
     else:
         dev_result = device_result(device_id, device, work, opts, "device", notes)

@@ -29,14 +29,15 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
     "speed": [
         ("main", None, ("model", "workload", "device", "baseline", "weights", "kv_cache", "context", "batch")),
         ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
-        ("training", "workload=training", ("tokens", "gradient_checkpointing", "price_per_hour")),
+        ("training", "workload=training", ("tokens", "gradient_checkpointing")),
         ("kernel", "workload=kernel", ("flops", "bytes")),
         ("placement", None, ("engine", "num_devices", "split", "gpu_layers", "host_bandwidth_gb_s")),
+        ("cost", None, ("price_per_hour", "purchase_usd", "amortisation_years", "electricity_usd_per_kwh")),
         ("efficiency", None, ("precision", "compute_efficiency", "memory_efficiency", "group_size", "double_quant")),
     ],
 }
 # Groups shown folded (``<details>``): options most readers leave alone.
-FOLDED = {"parallel", "quantisation", "efficiency", "placement"}
+FOLDED = {"parallel", "quantisation", "efficiency", "placement", "cost"}
 # Groups whose fields always go into the URL when shown (a custom model must be complete in a link).
 ALWAYS_IN_URL = {"custom"}
 

@@ -164,16 +164,23 @@ def speed_html(result: dict, lang: str) -> str:
     """The speed calculator's result (``python -m calculators speed --json``) as HTML in ``lang``."""
     entries = [("device", result["device"])] + ([("baseline", result["baseline"])] if result["baseline"] else [])
     headline = ""
+    verdict = next((n for n in result["notes"] if n["key"] in ("note.fits", "note.does_not_fit")), None)
+    if verdict:
+        headline += el("p", text(verdict["message"]), class_="atlas-calc-verdict",
+                       data_fits="true" if verdict["key"] == "note.fits" else "false")
     if result["speedup"] is not None:
-        headline = el(
+        compare = result.get("comparison") or {"direction": "faster" if result["speedup"] >= 1 else "slower",
+                                               "factor": max(result["speedup"], 1 / result["speedup"])}
+        headline += el(
             "p",
-            text(_t(lang, "calc.speed.speedup", device=result["device"]["name"], baseline=result["baseline"]["name"]))
+            text(_t(lang, f"calc.speed.compare_{compare['direction']}", device=result["device"]["name"],
+                    baseline=result["baseline"]["name"]))
             + " " + el("strong", value("span", "speedup", result["speedup"],
-                                        l10n.format_number(result["speedup"], lang, 2)) + "×"),
+                                        l10n.format_number(compare["factor"], lang, 2)) + "×"),
             class_="atlas-calc-headline",
         )
     else:
-        headline = el(
+        headline += el(
             "p",
             text(_t(lang, "calc.speed.time", device=result["device"]["name"])) + " "
             + el("strong", value("span", "device.time_s", result["device"]["time_s"],
@@ -197,6 +204,15 @@ def speed_html(result: dict, lang: str) -> str:
         ("attainable_tflops", _t(lang, "calc.row.attainable", unit=tflops), lambda v: numbers.significant(v, lang)),
         ("critical_intensity", _t(lang, "calc.row.critical"), lambda v: numbers.significant(v, lang)),
     ]
+    if "engine" in result["device"]:
+        rows_spec.insert(2, ("engine", _t(lang, "calc.row.engine"),
+                             lambda v: _t(lang, f"engine.{v}") if v else _t(lang, "table.not_stated")))
+        rows_spec.insert(3, ("tokens_per_s_per_sequence", _t(lang, "calc.row.tokens_per_s_per_sequence"),
+                             lambda v: _opt(numbers.significant, v, lang)))
+        rows_spec.append(("cost.usd_per_million_tokens", _t(lang, "calc.row.cost_per_million"),
+                          lambda v: _opt(lambda x, lg: l10n.format_number(x, lg, 3 if x < 1 else 2), v, lang)))
+        rows_spec.append(("cost.usd_per_device_hour", _t(lang, "calc.row.cost_per_hour"),
+                          lambda v: _opt(lambda x, lg: l10n.format_number(x, lg, 2), v, lang)))
     if result["workload"] == "training":
         rows_spec += [
             ("device_hours", _t(lang, "calc.row.device_hours"), lambda v: numbers.significant(v, lang)),
@@ -207,7 +223,10 @@ def speed_html(result: dict, lang: str) -> str:
     for key, label, fmt in rows_spec:
         cells = el("th", text(label), scope="row")
         for which, entry in entries:
-            cells += value("td", f"{which}.{key}", entry.get(key), fmt(entry.get(key)))
+            raw = entry
+            for part in key.split("."):
+                raw = raw.get(part) if isinstance(raw, dict) else None
+            cells += value("td", f"{which}.{key}", raw, fmt(raw))
         rows.append(el("tr", cells))
     head = [_t(lang, "calc.col.quantity")] + [entry["name"] for _, entry in entries]
     table = _table(head, rows)
@@ -224,7 +243,15 @@ def speed_html(result: dict, lang: str) -> str:
     )
     roofline = el("h3", text(_t(lang, "calc.heading.roofline"))) + el("div", _chart(lambda: _roofline(result, lang), lang),
                                                                      class_="atlas-calc-chart")
-    return headline + el("h3", text(_t(lang, "calc.heading.times"))) + table + workload + roofline + _notes(result, lang)
+    accuracy = ""
+    figures = result["device"].get("accuracy")
+    if figures:
+        accuracy = el("p", text(_t(lang, "accuracy.typical", cases=l10n.format_number(figures["cases"], lang, 0),
+                                   median=l10n.format_number(100 * figures["median_abs_error"], lang, 0),
+                                   p80=l10n.format_number(100 * figures["p80_abs_error"], lang, 0))) + " "
+                      + el("a", text(_t(lang, "accuracy.link")), href="../accuracy/"), class_="atlas-calc-accuracy")
+    return (headline + accuracy + el("h3", text(_t(lang, "calc.heading.times"))) + table + workload + roofline
+            + _notes(result, lang))
 
 
 def _roofline(result: dict, lang: str) -> str:
