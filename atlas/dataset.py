@@ -17,8 +17,8 @@ from pathlib import Path
 
 from atlas.checks.common import text_problems
 from atlas.checks.devices import device_problems, runtime_name_key
-from atlas.checks.inference import inference_problems, inference_references
 from atlas.checks.host_memory import host_memory_problems
+from atlas.checks.inference import inference_problems, inference_references
 from atlas.checks.measurements import measurement_problems, measurement_references
 from atlas.checks.models import model_problems
 from atlas.checks.prices import price_problems, price_references

@@ -28,7 +28,6 @@ import json
 import math
 import pprint
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from scipy.optimize import least_squares

@@ -31,11 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import math
-
+from calculators import cost, engines, fitted, roofline
 from calculators import defaults as d
 from calculators import devices as dev
-from calculators import cost, engines, fitted, roofline
 from calculators import speed_model as sm
 from calculators.energy import energy_kwh
 from calculators.memory import MemoryOptions, _per_device, kv_cache_bytes, weight_bytes

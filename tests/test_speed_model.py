@@ -8,13 +8,13 @@ from __future__ import annotations
 import math
 
 import pytest
-from calculators_support import catalog, ok
 
 from atlas import accuracy, fit_speed
 from atlas.dataset import load_dataset
 from calculators import fitted
 from calculators import speed_model as sm
 from calculators.models import ModelSpec
+from calculators_support import catalog, ok
 
 
 def terms(model_id, device_id, case):
