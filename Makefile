@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup serve build validate test test-kernels kernels-setup chromium clean bench new-device lint
+.PHONY: help setup serve build validate test test-kernels kernels-setup chromium clean bench new-device lint fit
 
 help:
 	@echo "make serve     set up and serve the site (English at /, German at /de/)"
@@ -19,6 +19,7 @@ help:
 	@echo "make build     build the site into site/ (strict)"
 	@echo "make validate  check the data set only"
 	@echo "make lint      ruff over all Python (also part of make test)"
+	@echo "make fit       fit the speed model on data/inference/ and cross-validate it (writes calculators/fitted.py)"
 	@echo "make bench     measure the in-page calculators in headless Chromium (writes bench/results.json)"
 	@echo "make new-device ID=rtx-5080 VENDOR_FOLDER=nvidia VENDOR=NVIDIA NAME='NVIDIA GeForce RTX 5080' KIND=gpu [LIKE=rtx-5090]"
 	@echo "make test-kernels  install the kernel-demo backends (requirements-kernels.txt) and run their tests"
@@ -58,6 +59,9 @@ build: setup
 
 validate: $(VENV)/.installed
 	$(PY) -m atlas validate
+
+fit: $(VENV)/.installed
+	$(PY) -m atlas fit
 
 new-device: $(VENV)/.installed
 	$(PY) -m atlas new-device "$(ID)" --vendor-folder "$(VENDOR_FOLDER)" --vendor "$(VENDOR)" --name "$(NAME)" --kind "$(KIND)" $(if $(LIKE),--like "$(LIKE)")
