@@ -63,6 +63,13 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
         "glossary_list": [((g,), {}) for g in GROUPS],
         "glossary_group": [((g,), {}) for g in GROUPS],
         "download_links": [((), {})],
+        "accuracy_summary": [((), {})],
+        "accuracy_chart": [(("engine",), {}), (("device_class",), {})],
+        "accuracy_breakdown": [(("engine",), {}), (("backend",), {})],
+        "accuracy_worst": [((5,), {})],
+        "accuracy_sources": [((), {})],
+        "accuracy_figure_of": [(("prefill", "within_0.67_1.5"), {}), (("<script>", "x"), {})],
+        "accuracy_count": [(("cases",), {}), (("sources",), {})],
         "memory_breakdown_chart": [
             (
                 ([{"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}, {"model": "mistral-7b"}],),
