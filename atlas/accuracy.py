@@ -14,7 +14,6 @@ from html import escape
 
 import l10n
 from atlas.dataset import REPO_ROOT
-from atlas.safe import http_url
 from charts import svg
 
 REPORT = REPO_ROOT / "atlas" / "fit_report.json"
@@ -115,10 +114,7 @@ def worst_table(report: dict, inference: dict, lang: str, count: int = 12) -> st
         "accuracy.col.source"))
     rows = []
     for c in cases:
-        source = inference.get(c["source"], {}).get("source", {})
-        url = http_url(source.get("url", ""))
-        title = escape(source.get("title", c["source"]))
-        link = f'<a href="{escape(url)}" rel="noopener">{title}</a>' if url else title
+        link = f'<a href="#source-{escape(c["source"])}">{escape(c["source"])}</a>'
         predicted_over_measured = c["predicted_tokens_per_s"] / c["measured_tokens_per_s"]
         rows.append(f"<tr><th scope=\"row\">{escape(case_label(c))}</th>"
                     f"<td>{escape(svg.fmt(c['measured_tokens_per_s'], lang))}</td>"
@@ -134,9 +130,7 @@ def sources_list(report: dict, inference: dict, lang: str) -> str:
         counts[c["source"]] = counts.get(c["source"], 0) + 1
     items = []
     for source_id in sorted(counts):
-        source = inference.get(source_id, {}).get("source", {})
-        url = http_url(source.get("url", ""))
-        title = escape(source.get("title", source_id))
-        link = f'<a href="{escape(url)}" rel="noopener">{title}</a>' if url else title
-        items.append(f"<li>{link} ({escape(l10n.t(lang, 'accuracy.cases_n', n=counts[source_id]))})</li>")
+        link = f"<code>{escape(source_id)}</code>"
+        items.append(f'<li id="source-{escape(source_id)}">{link} '
+                     f"({escape(l10n.t(lang, 'accuracy.cases_n', n=counts[source_id]))})</li>")
     return f'<ul class="atlas-sources">{"".join(items)}</ul>'
