@@ -34,6 +34,8 @@ import math
 import struct
 from dataclasses import dataclass, field
 
+from calculators.messages import KeyedError
+
 MAGIC = b"GGUF"
 VERSIONS = (2, 3)
 DEFAULT_ALIGNMENT = 32
@@ -118,19 +120,8 @@ VALUE_TYPES: dict[int, tuple[str, str | None]] = {
 }
 
 
-class GGUFError(ValueError):
+class GGUFError(KeyedError):
     """The file is not a GGUF header this reader accepts: ``key`` and ``params`` name the problem."""
-
-    def __init__(self, message_key: str, /, **params):
-        self.key = message_key
-        self.params = params
-        super().__init__(f"{message_key} {params}")
-
-    def message(self):
-        """As a ``calculators.messages.Message`` (renders in either language)."""
-        from calculators.messages import Message
-
-        return Message(self.key, dict(self.params))
 
 
 class NeedMoreBytes(GGUFError):

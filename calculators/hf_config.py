@@ -23,22 +23,14 @@ from __future__ import annotations
 
 import math
 
+from calculators.messages import KeyedError
+
 BILLION = 1e9
 _MAX_DIM = 10**8  # no real width, count or context comes near this
 
 
-class ConfigError(ValueError):
+class ConfigError(KeyedError):
     """The config cannot be read as a decoder-only transformer; ``key``/``params`` form the message."""
-
-    def __init__(self, message_key: str, /, **params):
-        self.key = message_key
-        self.params = params
-        super().__init__(f"{message_key} {params}")
-
-    def message(self):
-        from calculators.messages import Message
-
-        return Message(self.key, dict(self.params))
 
 
 def _int(cfg: dict, *names, default=None):

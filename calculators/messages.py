@@ -92,3 +92,15 @@ def render_text(key: str, params: dict, lang: str) -> str:
     """The message of ``key`` in ``lang`` with each parameter formatted for that language."""
     shown = {name: display(name, value, lang) for name, value in params.items()}
     return l10n.t(lang, key, **shown)
+
+
+class KeyedError(ValueError):
+    """An error that carries a translation key and its parameters, so front ends render it in either language."""
+
+    def __init__(self, message_key: str, /, **params):
+        self.key = message_key
+        self.params = params
+        super().__init__(f"{message_key} {params}")
+
+    def message(self) -> Message:
+        return Message(self.key, dict(self.params))
