@@ -143,7 +143,7 @@ def peak(device: dict, demo: str, precision: str | None = None) -> dict | None:
         field = f"{precision}.vector.dense"
         return _peak(device, field_value(device, field), tflops, "tflops", field, None, precision) if tflops else None
     found = estimator.peak(device, precision)
-    if found is None:
+    if found is None or found.scaled_from:  # a measurement is compared with a figure the vendor states, not an estimate
         return None
     field = f"{found.precision}.{found.unit}.dense"
     cited = field_value(device, f"{found.precision}.{found.unit}.{'sparse' if found.from_sparse else 'dense'}")

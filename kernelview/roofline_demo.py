@@ -33,9 +33,13 @@ def usable(device: dict) -> bool:
 
 
 def roof(device: dict, precision: str):
-    """(dense ``calculators.devices.Peak`` of exactly ``precision``, bandwidth in GB/s), or None."""
+    """(dense ``calculators.devices.Peak`` of exactly ``precision``, bandwidth in GB/s), or None.
+
+    A figure the estimators scale from another matrix precision (``Peak.scaled_from``) is not shown: the
+    explorer draws what the device states, and a TPU's MXU has no TF32 mode to scale to.
+    """
     found = dev.peak(device, precision)
-    if found is None or found.fell_back:
+    if found is None or found.fell_back or found.scaled_from:
         return None
     return found, dev.bandwidth_bytes_s(device) / 1e9
 

@@ -178,7 +178,7 @@ def test_unknown_names_in_the_link_are_explained(page, site_server):
     assert wait_status(page, "ready", "invalid") == "invalid"
     params = {**PAGE_DEFAULTS["speed"], "model": "gpt-9"}
     assert page.inner_text("[data-error-for='model']") == expected_error("speed", params, "model", "de")
-    assert "llama" in page.inner_text("[data-error-for='model']")
+    assert "Meintest du: gpt-oss-20b?" in page.inner_text("[data-error-for='model']")
     assert page.eval_on_selector("#calc-speed-model", "e => e.value") == "gpt-9"
     assert "„colour“" in page.inner_text("[data-calc-errors]")  # unknown parameter, in German
     assert page.eval_on_selector("[data-calc-results]", "e => e.classList.contains('atlas-calc-stale')")
