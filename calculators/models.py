@@ -365,15 +365,18 @@ class ModelSpec:
         linear), dense and expert MLPs, routers, norms, and the encoders when ``params`` counts them."""
         return sum(t.params for t in self.tensors(mtp) if t.group != "encoders" or self.encoders_in_total)
 
-    def count_active_params(self, input_embedding: bool = True) -> float:
+    def count_active_params(self, input_embedding: bool = True, output_head: bool = True) -> float:
         """Parameters one token uses per the architecture: everything but the routed experts it does not pick
-        (k of E). Cards differ on whether the input embedding counts as active (DeepSeek-V3: yes,
-        gpt-oss: no); ``input_embedding`` chooses."""
+        (k of E). Cards differ on whether the input embedding and the output head count as active (DeepSeek-V3
+        counts both, gpt-oss only the head); ``input_embedding`` and ``output_head`` choose (a tied matrix is
+        the head)."""
         total = 0.0
         for t in self.tensors():
             if t.group == "experts":
                 total += t.params * self.active_experts / self.experts
-            elif t.group == "embeddings" and not input_embedding and not self.tied_embeddings:
+            elif t.group == "embeddings" and not (output_head if self.tied_embeddings else input_embedding):
+                continue
+            elif t.group == "output" and not output_head:
                 continue
             elif t.group != "encoders" or self.encoders_in_total:
                 total += t.params
