@@ -477,8 +477,11 @@ def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]
     Cerebras): their runtime and program live outside that memory, so the
     CUDA-style runtime overhead does not apply there. A unified-memory device
     (``memory.gpu_share``) offers only its default GPU share of the capacity
-    (``usable_gib``). Sorted by count, then by capacity; ``count`` is None
-    when more than ``MAX_DEVICES_FOR_FIT`` would be needed.
+    (``usable_gib``). For a device sold with several memory sizes
+    (``memory.configurations``) ``smallest_configuration_gib`` names the
+    smallest that holds the replica on one device. Sorted by count, then by
+    capacity; ``count`` is None when more than ``MAX_DEVICES_FOR_FIT`` would
+    be needed.
     """
     shardable, fixed = _replica(model, opts)
     out = []
@@ -490,6 +493,9 @@ def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]
         if usable > own_fixed:
             needed = max(1, math.ceil(shardable / (usable - own_fixed) - 1e-12))
             count = needed if needed <= d.MAX_DEVICES_FOR_FIT else None
+        share = gpu_share(device) or 1.0
+        sizes = sorted(c["capacity_gib"] for c in device.get("memory", {}).get("configurations", []))
+        one = [c for c in sizes if c * d.GIB * share - own_fixed >= shardable]
         entry = {
             "device": device_id,
             "name": dev.name(device),
@@ -498,6 +504,8 @@ def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]
             "usable_gib": usable / d.GIB,
             "gpu_share": gpu_share(device),
             "per_device_gib": ((shardable / count + own_fixed) / d.GIB) if count else None,
+            # Devices sold with several memory sizes: the smallest that holds the replica alone (None: none does).
+            "smallest_configuration_gib": one[0] if one else None,
         }
         out.append(entry)
     out.sort(key=lambda e: (e["count"] is None, e["count"] or 0, e["capacity_gib"], e["device"]))

@@ -347,7 +347,7 @@ class ModelSpec:
             out += self._ffn_tensors(i)
             out.append(Tensor("norms", "norm", 2 * h, 1, i))
         if mtp and self.mtp_layers:
-            for j in range(self.mtp_layers):
+            for _ in range(self.mtp_layers):
                 i = self.layers - 1  # same structure as the last layer
                 out += self._attention_tensors(i) + self._ffn_tensors(i)
                 out += [Tensor("attention", "attn_other", 2 * h * h, 2 * h, i), Tensor("norms", "norm", 4 * h, 1, i)]

@@ -13,6 +13,7 @@ from calculators import defaults as d
 from calculators.memory import (
     MemoryOptions,
     _per_device_need,
+    estimate_memory,
     fits,
     formats_that_fit,
     kv_cache_by_kind,
@@ -226,10 +227,13 @@ def test_unified_memory_counts_the_gpu_share():
     small["memory"]["capacity_gib"] = 16
     [entry] = fits(model, MemoryOptions(), {"u": small})
     assert entry["usable_gib"] == 12 and entry["gpu_share"] == 0.75 and entry["count"] == 2
-    r = ok("vram", model="llama-3.1-8b")
-    shared = [f for f in r["fits"] if f["gpu_share"]]
-    if shared:
-        assert any(n["key"] == "note.gpu_share" for n in r["notes"])
+    small["memory"]["configurations"] = [{"capacity_gib": 16}, {"capacity_gib": 24}, {"capacity_gib": 32}]
+    [entry] = fits(model, MemoryOptions(), {"u": small})
+    assert entry["smallest_configuration_gib"] == 24  # 75 % of 24 GiB holds the 16.5 GiB
+    result, notes = estimate_memory(model, MemoryOptions(), {"u": small, "h100-sxm": catalog().devices["h100-sxm"]})
+    [note] = [n for n in notes if n.key == "note.gpu_share"]
+    assert note.params["devices"] == ["RTX 4090"]
+    assert "only its default share" in note.render("en")["message"]
 
 
 def test_tensor_parallel_degree_must_split_the_heads():
