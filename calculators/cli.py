@@ -103,6 +103,41 @@ def memory_table(result: dict, lang: str) -> str:
     return "\n".join(lines + _notes(result, lang))
 
 
+def fit_table(result: dict, lang: str) -> str:
+    t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
+    head = t(
+        "cli.fit_heading",
+        device=result["name"],
+        usable=_gib(result["usable_gib"], lang),
+        capacity=_gib(result["capacity_gib"], lang),
+        count=display("num_devices", result["num_devices"], lang),
+        weights=result["weights"] or "-",
+        kv_cache=result["kv_cache"],
+        context=display("context", result["context"], lang),
+        batch=display("batch", result["batch"], lang),
+    )
+    lines = [head, ""]
+    if result["presets"] is not None:
+        lines.append(t("cli.fit_presets") + ":")
+        width = max([len(p["name"]) for p in result["presets"]] + [1])
+        for p in result["presets"]:
+            verdict = t("cli.fit_yes") if p["fits"] else t("cli.fit_no")
+            best = t("cli.fit_best", weights=display("weights", p["best_format"], lang)) if p["best_format"] else ""
+            lines.append(f"  {p['name']:<{width}}  {_gib(p['per_device_gib'], lang) + ' GiB':>12}  {verdict}"
+                         + (f"; {best}" if best else ""))
+    else:
+        ctx, batch = result["max_context"], result["max_batch"]
+        shown = t("cli.fit_tokens", tokens=display("context", ctx["context"], lang)) if ctx["context"] else t("cli.fit_none")
+        lines.append(f"{t('cli.fit_max_context')} ({display('weights', ctx['weights'], lang)}): {shown}")
+        lines.append(f"{t('cli.fit_max_batch')}: {display('batch', batch['batch'], lang)}")
+        lines += ["", t("cli.fit_formats") + ":"]
+        for f in result["formats"]:
+            verdict = t("cli.fit_yes") if f["fits"] else t("cli.fit_no")
+            lines.append(f"  {display('weights', f['weights'], lang):<22}{_gib(f['per_device_gib'], lang) + ' GiB':>12}"
+                         f"  {verdict}")
+    return "\n".join(lines + _notes({"notes": result["notes"]}, lang))
+
+
 def _notes(result: dict, lang: str) -> list[str]:
     lines = []
     if result.get("reason"):
@@ -148,41 +183,6 @@ def speed_table(result: dict, lang: str) -> str:
     if result["speedup"] is not None:
         lines.append(f"{t('cli.speedup')}: {l10n.format_number(result['speedup'], lang, 2)}×")
     return "\n".join(lines + _notes(result, lang))
-
-
-def fit_table(result: dict, lang: str) -> str:
-    t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
-    head = t(
-        "cli.fit_heading",
-        device=result["name"],
-        usable=_gib(result["usable_gib"], lang),
-        capacity=_gib(result["capacity_gib"], lang),
-        count=display("num_devices", result["num_devices"], lang),
-        weights=result["weights"] or "-",
-        kv_cache=result["kv_cache"],
-        context=display("context", result["context"], lang),
-        batch=display("batch", result["batch"], lang),
-    )
-    lines = [head, ""]
-    if result["presets"] is not None:
-        lines.append(t("cli.fit_presets") + ":")
-        width = max([len(p["name"]) for p in result["presets"]] + [1])
-        for p in result["presets"]:
-            verdict = t("cli.fit_yes") if p["fits"] else t("cli.fit_no")
-            best = t("cli.fit_best", weights=display("weights", p["best_format"], lang)) if p["best_format"] else ""
-            lines.append(f"  {p['name']:<{width}}  {_gib(p['per_device_gib'], lang) + ' GiB':>12}  {verdict}"
-                         + (f"; {best}" if best else ""))
-    else:
-        ctx, batch = result["max_context"], result["max_batch"]
-        shown = t("cli.fit_tokens", tokens=display("context", ctx["context"], lang)) if ctx["context"] else t("cli.fit_none")
-        lines.append(f"{t('cli.fit_max_context')} ({display('weights', ctx['weights'], lang)}): {shown}")
-        lines.append(f"{t('cli.fit_max_batch')}: {display('batch', batch['batch'], lang)}")
-        lines += ["", t("cli.fit_formats") + ":"]
-        for f in result["formats"]:
-            verdict = t("cli.fit_yes") if f["fits"] else t("cli.fit_no")
-            lines.append(f"  {display('weights', f['weights'], lang):<22}{_gib(f['per_device_gib'], lang) + ' GiB':>12}"
-                         f"  {verdict}")
-    return "\n".join(lines + _notes({"notes": result["notes"]}, lang))
 
 
 def main(argv=None) -> int:
