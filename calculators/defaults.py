@@ -269,6 +269,15 @@ GGUF_FILE_TYPES: dict[str, str] = {
     "q2_k": "q2_k", "iq4_xs": "iq4_xs", "iq4_nl": "iq4_nl", "iq3_m": "iq3_s", "iq3_xxs": "iq3_xxs",
     "iq2_xs": "iq2_xs", "iq2_xxs": "iq2_xxs", "iq1_s": "iq1_s",
 }
+# Average bits per weight of each GGUF type over the reference Llama-3-8B, as the per-tensor recipe gives them
+# (calculators.memory.bits_per_weight; tests/test_formats.py recomputes them). WeightFormat.bits carries them
+# so that code sorting formats by bits sees real figures; the estimates use the recipe on the actual model.
+GGUF_REFERENCE_BITS = {
+    "q8_0": 8.5008, "q6_k": 6.5633, "q5_k_m": 5.7036, "q5_k_s": 5.5704, "q5_0": 5.5704, "q4_k_m": 4.8944,
+    "q4_k_s": 4.6672, "q4_0": 4.6358, "q4_1": 5.1031, "q3_k_l": 4.2979, "q3_k_m": 3.9960, "q3_k_s": 3.6429,
+    "q2_k": 3.1593, "iq4_xs": 4.4597, "iq4_nl": 4.6818, "iq3_m": 3.7628, "iq3_xxs": 3.2548, "iq2_xs": 2.5882,
+    "iq2_xxs": 2.3824, "iq1_s": 2.0042,
+}
 # Tensors llama.cpp leaves unquantised, at the type the converter wrote. Assumption: norms and the small
 # linear-attention tensors (conv1d, A_log, dt_bias) in F32, the router and the encoders (mmproj) in F16.
 GGUF_UNQUANTISED_BITS = {"norm": 32, "ssm_small": 32, "router": 16, "encoder": 16}
@@ -279,8 +288,8 @@ class WeightFormat:
     """How a weight format stores parameters.
 
     ``bits``: bits per quantised weight (before group/block overhead for int4
-    and nf4, which depend on options; for gguf the average over the reference
-    Llama-3-8B); ``kind``: float, int, int4, nf4, gguf, mx, nvfp4, fp8_block,
+    and nf4, which depend on options; for gguf the recipe's average over the
+    reference Llama-3-8B, ``GGUF_REFERENCE_BITS``); ``kind``: float, int, int4, nf4, gguf, mx, nvfp4, fp8_block,
     exl or mlx; ``compute``: the precision the matrix units run for it
     (weight-only formats are dequantised to 16 bit); ``trainable``: full
     training can update weights stored this way; ``keeps_embeddings_16bit``:
@@ -354,7 +363,7 @@ LINEAR_STATE_BYTES = Default(
 
 
 def _gguf(name: str) -> WeightFormat:
-    return WeightFormat(name, 0.0, "gguf", "fp16", False, False, LLAMA_CPP_RECIPE, scope="recipe")
+    return WeightFormat(name, GGUF_REFERENCE_BITS[name], "gguf", "fp16", False, False, LLAMA_CPP_RECIPE, scope="recipe")
 
 
 WEIGHT_FORMATS: dict[str, WeightFormat] = {

@@ -409,7 +409,7 @@ def _kv_split(model: ModelSpec, tp: int, notes: list) -> dict[str, int]:
 def _per_device(model: ModelSpec, opts: MemoryOptions, notes: list) -> dict:
     """Bytes each device holds, by breakdown key."""
     tp, dp, zero = opts.tp, opts.dp, opts.zero if opts.training else 0
-    base = weight_bytes(model, opts.weights, opts.group_size, opts.double_quant, opts.bpw)
+    base = _weights(model, opts)
     trainable = trainable_params(model, opts)
     sixteen_bit = opts.mode != "full" or opts.weights != "fp32"
     grad_bytes = trainable * (d.GRADIENT_BYTES_16BIT if sixteen_bit else 4)
@@ -437,6 +437,13 @@ def _per_device(model: ModelSpec, opts: MemoryOptions, notes: list) -> dict:
         "optimizer": optimizer,
         "overhead": overhead,
     }
+
+
+def _weights(model: ModelSpec, opts: MemoryOptions) -> float:
+    """``weight_bytes`` for these options, looked up at call time (callers may substitute a file's exact bytes)."""
+    if opts.bpw is None:
+        return weight_bytes(model, opts.weights, opts.group_size, opts.double_quant)
+    return weight_bytes(model, opts.weights, opts.group_size, opts.double_quant, opts.bpw)
 
 
 def _gib(values: dict) -> dict:
@@ -512,6 +519,15 @@ def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]
     return out
 
 
+def _groups_gib(model: ModelSpec, opts: MemoryOptions) -> dict:
+    """Weights per tensor group in billions of parameters, bits and GiB, adding up to the weights estimate."""
+    groups = weight_groups(model, opts.weights, opts.group_size, opts.double_quant, opts.bpw)
+    total = sum(v["bytes"] for v in groups.values())
+    scale = _weights(model, opts) / total if total else 1.0
+    return {g: {"params_b": v["params"] / 1e9, "bits": v["bits"] * scale, "gib": v["bytes"] * scale / d.GIB}
+            for g, v in groups.items()}
+
+
 def estimate_memory(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> tuple[dict, list]:
     """The memory estimate as a result dict (sizes in GiB) and its notes (``Message``s)."""
     notes: list[Message] = []
@@ -567,8 +583,7 @@ def estimate_memory(model: ModelSpec, opts: MemoryOptions, device_list: dict) ->
         "mode": opts.mode,
         "weights": opts.weights,
         "bits_per_weight": bits,
-        "average_bits_per_weight": average_bits_per_weight(model, opts.weights, opts.group_size, opts.double_quant,
-                                                           opts.bpw),
+        "average_bits_per_weight": _weights(model, opts) * 8 / model.params,
         "kv_cache": opts.kv_cache,
         "context": opts.context,
         "batch": opts.batch,
@@ -582,9 +597,7 @@ def estimate_memory(model: ModelSpec, opts: MemoryOptions, device_list: dict) ->
         "per_device_gib": sum(per_device_gib.values()),
         "breakdown": breakdown,
         "per_device": per_device_gib,
-        "weights_by_group": {g: {"params_b": v["params"] / 1e9, "bits": v["bits"], "gib": v["bytes"] / d.GIB}
-                             for g, v in weight_groups(model, opts.weights, opts.group_size, opts.double_quant,
-                                                       opts.bpw).items()},
+        "weights_by_group": _groups_gib(model, opts),
         "kv_cache_by_layer_kind": {f"{k}_gib": v / d.GIB for k, v in kv_kinds.items()} if kv_kinds else None,
         "layer_kinds": {"full": model.full_layers, "sliding": model.sliding_layers, "linear": model.linear_layers},
         "checkpoint_dtype": model.checkpoint_dtype,

@@ -131,6 +131,12 @@ def test_mixtral_keeps_attention_v_and_k_in_q8_0():
 
 
 @pytest.mark.parametrize("fmt", list(d.GGUF_FILE_TYPES))
+def test_gguf_format_bits_are_the_recipe_average_on_the_reference_model(fmt):
+    assert d.WEIGHT_FORMATS[fmt].bits == pytest.approx(bits_per_weight(fmt), abs=5e-5)
+    assert d.WEIGHT_FORMATS[fmt].bits == d.GGUF_REFERENCE_BITS[fmt]
+
+
+@pytest.mark.parametrize("fmt", list(d.GGUF_FILE_TYPES))
 def test_every_gguf_type_averages_between_its_base_type_and_8_5_bits(fmt):
     base = d.GGML_TYPES[d.GGUF_FILE_TYPES[fmt]].bits
     average = bits_per_weight(fmt)
