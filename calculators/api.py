@@ -1,6 +1,6 @@
 """The one entry point every front end calls: ``handle(request, catalog)``.
 
-``request = {"command": "vram" | "speed", "params": {name: value}, "lang": "en" | "de"}``
+``request = {"command": "vram" | "speed" | "fit", "params": {name: value}, "lang": "en" | "de"}``
 with parameter names and values as documented in ``calculators.inputs``.
 
 Success: ``{"ok": True, "result": R}``, ``R`` being exactly what
@@ -18,12 +18,20 @@ import l10n
 from calculators import devices as dev
 from calculators.catalog import Catalog, CatalogError
 from calculators.inputs import CUSTOM, parse
-from calculators.memory import MemoryOptions, estimate_memory
+from calculators.memory import (
+    MemoryOptions,
+    estimate_memory,
+    formats_that_fit,
+    max_batch,
+    max_context,
+    presets_that_fit,
+    tp_errors,
+)
 from calculators.messages import Message, ValidationError, error
 from calculators.models import ModelSpec
 from calculators.speed import SpeedOptions, estimate_speed
 
-COMMANDS = ("vram", "speed")
+COMMANDS = ("vram", "speed", "fit")
 
 
 def resolve_model(values: dict, catalog: Catalog) -> ModelSpec | None:
@@ -62,9 +70,60 @@ def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
         tp=values["tp"],
         zero=values["zero"],
         overhead_gib=values["overhead_gib"],
+        bpw=values["bpw"],
     )
+    problems = tp_errors(model, opts.tp)
+    if problems:
+        raise ValidationError(problems)
     result, notes = estimate_memory(model, opts, catalog.devices)
     result["notes"] = [n.render(lang) for n in notes]
+    return result
+
+
+def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
+    """The reverse questions on one device: with a model, the longest context, the concurrent sequences and the
+    memory of each weight format; without one, which presets fit."""
+    device_id = values["device"]
+    device = catalog.devices[device_id]
+    n = values["num_devices"]
+    opts = MemoryOptions(
+        weights=values["weights"] or "bf16",
+        kv_cache=values["kv_cache"],
+        context=values["context"],
+        batch=values["batch"],
+        group_size=values["group_size"],
+        double_quant=values["double_quant"],
+        num_devices=n,
+        overhead_gib=values["overhead_gib"],
+        bpw=values["bpw"],
+    )
+    model = resolve_model(values, catalog)
+    result = {"device": device_id, "name": dev.name(device), "num_devices": n,
+              "weights": values["weights"], "kv_cache": opts.kv_cache, "context": opts.context, "batch": opts.batch,
+              "model": model.id if model else None, "model_name": model.name if model else None,
+              "formats": None, "max_context": None, "max_batch": None, "presets": None}
+    notes = []
+    if model is None:
+        presets = presets_that_fit(catalog.models, opts, device_id, device, n)
+        result["presets"] = presets["presets"]
+        result.update({k: presets[k] for k in ("capacity_gib", "usable_gib", "gpu_share")})
+    else:
+        formats = formats_that_fit(model, opts, device_id, device, n)
+        result["formats"] = formats["formats"]
+        result.update({k: formats[k] for k in ("capacity_gib", "usable_gib", "gpu_share")})
+        if values["weights"] is None:  # the format with the most bits that fits, else bf16
+            fitting = [f["weights"] for f in formats["formats"] if f["fits"]]
+            opts = MemoryOptions(**{**opts.__dict__, "weights": fitting[0] if fitting else "bf16"})
+            result["weights"] = opts.weights
+        result["max_context"] = max_context(model, opts, device_id, device, n)
+        result["max_batch"] = max_batch(model, opts, device_id, device, n)
+        if model.max_context and opts.context > model.max_context:
+            notes.append(Message("note.context_exceeds", {"context": opts.context, "max_context": model.max_context}))
+    if result["gpu_share"]:
+        notes.append(Message("note.gpu_share", {"devices": [dev.name(device)]}))
+    notes.append(Message("note.overhead", {"gib": opts.overhead_gib}))
+    notes.append(Message("note.fits_rule", {}))
+    result["notes"] = [m.render(lang) for m in notes]
     return result
 
 
@@ -150,7 +209,8 @@ def handle(request: dict, catalog) -> dict:
             catalog = Catalog.from_dict(catalog)
         command = request.get("command")
         values = parse(command, request.get("params") or {}, catalog)
-        result = run_vram(values, catalog, lang) if command == "vram" else run_speed(values, catalog, lang)
+        runner = {"vram": run_vram, "speed": run_speed, "fit": run_fit}[command]
+        result = runner(values, catalog, lang)
         where = non_finite(result)
         if where:
             return _errors([error(None, "error.not_computable", where=where)], lang)

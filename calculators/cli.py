@@ -1,4 +1,8 @@
-"""Command line: ``python -m calculators vram|speed [options] [--json]`` and ``export-data out.json``.
+"""Command line: ``python -m calculators vram|speed|fit [options] [--json]`` and ``export-data out.json``.
+
+``fit --device ID [--model ID] [--weights ..] [--context ..]`` answers the reverse questions: with a model,
+the longest context, the concurrent sequences that fit and the memory of every weight format on that device;
+without one, which presets fit.
 
 Options are the parameters of ``calculators.inputs`` with ``_`` written as
 ``-`` (``--kv-cache``). Memory is reported in GiB (2^30 bytes), like device
@@ -41,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     for command, text in (("vram", "memory needed, its breakdown and the devices it fits on"),
-                          ("speed", "time and tokens/s on a device, and the speedup over a baseline")):
+                          ("speed", "time and tokens/s on a device, and the speedup over a baseline"),
+                          ("fit", "on one device: longest context, concurrent sequences and weight formats that "
+                                  "fit a model, or which models fit")):
         cmd = sub.add_parser(command, help=text, description=text)
         for param in params_for(command):
             if param.kind == "bool":
@@ -106,6 +112,41 @@ def memory_table(result: dict, lang: str) -> str:
     else:
         lines.append(t("cli.fits_none"))
     return "\n".join(lines + _notes(result, lang))
+
+
+def fit_table(result: dict, lang: str) -> str:
+    t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
+    head = t(
+        "cli.fit_heading",
+        device=result["name"],
+        usable=_gib(result["usable_gib"], lang),
+        capacity=_gib(result["capacity_gib"], lang),
+        count=display("num_devices", result["num_devices"], lang),
+        weights=result["weights"] or "-",
+        kv_cache=result["kv_cache"],
+        context=display("context", result["context"], lang),
+        batch=display("batch", result["batch"], lang),
+    )
+    lines = [head, ""]
+    if result["presets"] is not None:
+        lines.append(t("cli.fit_presets") + ":")
+        width = max([len(p["name"]) for p in result["presets"]] + [1])
+        for p in result["presets"]:
+            verdict = t("cli.fit_yes") if p["fits"] else t("cli.fit_no")
+            best = t("cli.fit_best", weights=display("weights", p["best_format"], lang)) if p["best_format"] else ""
+            lines.append(f"  {p['name']:<{width}}  {_gib(p['per_device_gib'], lang) + ' GiB':>12}  {verdict}"
+                         + (f"; {best}" if best else ""))
+    else:
+        ctx, batch = result["max_context"], result["max_batch"]
+        shown = t("cli.fit_tokens", tokens=display("context", ctx["context"], lang)) if ctx["context"] else t("cli.fit_none")
+        lines.append(f"{t('cli.fit_max_context')} ({display('weights', ctx['weights'], lang)}): {shown}")
+        lines.append(f"{t('cli.fit_max_batch')}: {display('batch', batch['batch'], lang)}")
+        lines += ["", t("cli.fit_formats") + ":"]
+        for f in result["formats"]:
+            verdict = t("cli.fit_yes") if f["fits"] else t("cli.fit_no")
+            lines.append(f"  {display('weights', f['weights'], lang):<22}{_gib(f['per_device_gib'], lang) + ' GiB':>12}"
+                         f"  {verdict}")
+    return "\n".join(lines + _notes({"notes": result["notes"]}, lang))
 
 
 def _notes(result: dict, lang: str) -> list[str]:
@@ -211,6 +252,8 @@ def main(argv=None) -> int:
         print(json.dumps(result, ensure_ascii=False, allow_nan=False))
     elif args.command == "vram":
         print(memory_table(result, args.lang))
+    elif args.command == "fit":
+        print(fit_table(result, args.lang))
     else:
         print(speed_table(result, args.lang))
     return EXIT_OK

@@ -50,9 +50,77 @@ LLAMA_CPP_QUANTIZE = Source(
 )
 LLAMA_CPP_BLOCKS = Source(
     "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-common.h",
-    "ggml, ggml-common.h (block_q8_0, block_q4_0)",
-    "block_q8_0 holds 32 int8 values and one fp16 scale (34 bytes per 32 values); block_q4_0 holds 32 4-bit "
-    "values and one fp16 scale (18 bytes per 32 values).",
+    "ggml, ggml-common.h (block_q4_0 ... block_iq4_xs, block_mxfp4, block_nvfp4)",
+    "Block structs, values per block and bytes: q4_0 32 values in 18 bytes (fp16 delta + 16 bytes of nibbles), "
+    "q4_1 32/20 (delta and min), q5_0 32/22, q5_1 32/24, q8_0 32/34 (fp16 delta + 32 int8); super-blocks of "
+    "QK_K = 256: q2_K 84 bytes ('effectively 2.625 bits per weight'), q3_K 110 (3.4375), q4_K 144 (4.5), q5_K 176 "
+    "(5.5), q6_K 210 (6.5625), iq2_xxs 66 (2.0625 bpw), iq2_xs 74 (2.3125), iq2_s 82 (2.5625), iq3_xxs 98 "
+    "(3.0625), iq3_s 110 (3.4375), iq1_s 50 (1.5625), iq1_m 56 (1.75), iq4_xs 136; iq4_nl 32 values in 18 bytes; "
+    "block_mxfp4: one E8M0 byte + 16 bytes for 32 values; block_nvfp4: 4 UE4M3 scale bytes (one per 16-value "
+    "sub-block) + 32 bytes for 64 values.",
+)
+LLAMA_CPP_RECIPE = Source(
+    "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-quant.cpp",
+    "llama.cpp, src/llama-quant.cpp (llama_tensor_get_type_impl, llama_ftype_get_default_type, "
+    "tensor_allows_quantization, tensor_type_fallback)",
+    "Each file type has a default tensor type (Q4_K_M, Q4_K_S: Q4_K; Q3_K_*: Q3_K; Q5_K_*: Q5_K; IQ3_M: IQ3_S) "
+    "that per-tensor rules override: the output head (and tied token embeddings) becomes Q6_K (Q5_K for the "
+    "IQ1/IQ2/IQ3_XXS types, Q8_0 for Q8_0); Q4_K_M and Q5_K_M store attn_v and ffn_down in Q6_K in the layers "
+    "use_more_bits picks (the first and last eighth and every third layer between); Q4_K_S uses Q5_K for the "
+    "first 4 attn_v and the first eighth of ffn_down; Q3_K_M uses Q5_K/Q4_K for attn_v, Q4_K for attn_output "
+    "and Q5_K (first 1/16) or Q4_K for ffn_down; Q3_K_L uses Q5_K for attn_v, attn_output and ffn_down; Q2_K "
+    "uses Q4_K (GQA >= 4) or Q3_K for attn_v and Q3_K for ffn_down and attn_output; 8-expert models keep "
+    "attn_v and attn_k in Q8_0; norms (1-D tensors) and the expert router (ffn_gate_inp) are not quantised; a "
+    "row length the block size does not divide falls back (Q4_K to Q5_0, Q5_K to Q5_1, Q6_K to Q8_0, Q2_K/Q3_K "
+    "to Q4_0, IQ types to IQ4_NL).",
+)
+LLAMA_CPP_RECURRENT = Source(
+    "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp",
+    "llama.cpp, src/llama-model.cpp (create_memory: llama_memory_recurrent, llama_memory_hybrid)",
+    "Recurrent and hybrid architectures get their recurrent state memory as llama_memory_recurrent(*this, "
+    "GGML_TYPE_F32, GGML_TYPE_F32, ...): the r and s states are F32 whatever type the KV cache uses.",
+)
+GPT_OSS_CARD = Source(
+    "https://arxiv.org/abs/2508.10925",
+    "OpenAI, gpt-oss-120b & gpt-oss-20b Model Card (arXiv:2508.10925), section 2.1 and table 1",
+    "We post-trained the models with quantization of the MoE weights to MXFP4 format, where weights are "
+    "quantized to 4.25 bits per parameter. The MoE weights are responsible for 90+% of the total parameter "
+    "count. Table 1: gpt-oss-120b MLP 114.71B, attention 0.96B, embed + unembed 1.16B, total 116.83B, "
+    "checkpoint size 60.8GiB.",
+)
+MLX_QUANTIZE = Source(
+    "https://ml-explore.github.io/mlx/build/html/python/_autosummary/mlx.core.quantize.html",
+    "MLX documentation, mlx.core.quantize (table of quantization modes)",
+    "Every group_size elements in a row of w are quantized together; mode affine: group size 32, 64 (default) "
+    "or 128, bits 2, 3, 4 (default), 5, 6, 8, scale type same as input, with a bias; mode mxfp4: group size 32, "
+    "4 bits, e8 scale.",
+)
+NVFP4_FORMAT = Source(
+    "https://modal.com/llm-almanac/block-quants",
+    "Modal, LLM Almanac: block quants ('What is NVFP4?')",
+    "NVFP4 departs from the OCP MX standard in two ways: blocks are 16 elements (vs. 32 for MXFP4), and the "
+    "block scale uses full FP8 E4M3 rather than a power-of-two E8M0. A second per-tensor FP32 scale bridges "
+    "the dynamic range gap.",
+)
+DEEPSEEK_FP8 = Source(
+    "https://github.com/deepseek-ai/DeepSeek-V3/blob/main/README_WEIGHTS.md",
+    "DeepSeek-V3 Weight File Documentation (README_WEIGHTS.md)",
+    "DeepSeek-V3 natively supports FP8 weight format with 128x128 block scaling: quantization_config fmt e4m3, "
+    "weight_block_size [128, 128]; the weight_scale_inv field stores the dequantization scale for each weight "
+    "block, a float32 tensor stored alongside the weight data.",
+)
+EXL2_CONVERT = Source(
+    "https://github.com/turboderp-org/exllamav2/blob/master/doc/convert.md",
+    "ExLlamaV2, doc/convert.md (arguments of convert.py)",
+    "-b / --bits: target average number of bits per weight. -hb / --head_bits: number of bits for the lm_head "
+    "(output) layer of the model. Default is 6, although that value actually results in a mixed-precision "
+    "quantization of about 6.3 bits. Examples quantize at 3.0, 4.0 and 4.5 bpw.",
+)
+EXL3_CONVERT = Source(
+    "https://github.com/turboderp-org/exllamav3/blob/master/doc/convert.md",
+    "ExLlamaV3, doc/convert.md (EXL3 conversion script)",
+    "-b / --bits: target average number of bits per weight. -hb / --head_bits: number of bits per weight for "
+    "the lm_head (output) layer of the model. Must be an integer from 1 to 8, default is 6.",
 )
 QLORA = Source(
     "https://arxiv.org/abs/2305.14314",
@@ -140,9 +208,13 @@ DEEPSEEK_V2 = Source(
 
 # --- Weight storage formats ---------------------------------------------------
 
-# Llama-3-8B, the reference model of llama.cpp's published GGUF sizes.
+# Llama-3-8B, the reference model of llama.cpp's published GGUF sizes. Its architecture (the Llama 3.1 8B
+# preset's: 32 layers, width 4096, 32 heads, 8 KV heads, MLP 14336, vocabulary 128256, untied) counts exactly
+# these 8,030,261,248 parameters.
 GGUF_REFERENCE_PARAMS = 8_030_261_248
-# Published file sizes in GiB (LLAMA_CPP_QUANTIZE); bits per weight follow from them.
+GGUF_REFERENCE_ARCH = {"layers": 32, "hidden": 4096, "intermediate": 14336, "heads": 32, "kv_heads": 8,
+                       "head_dim": 128, "vocab": 128256}
+# Published file sizes in GiB (LLAMA_CPP_QUANTIZE), the check on the per-tensor recipe below.
 GGUF_REFERENCE_GIB = {
     "q8_0": 7.96,
     "q6_k": 6.14,
@@ -160,15 +232,77 @@ def gguf_bits_per_weight(name: str) -> float:
 
 
 @dataclass(frozen=True)
+class GgmlType:
+    """A ggml tensor type: ``block`` values stored in ``block_bytes`` bytes (LLAMA_CPP_BLOCKS)."""
+
+    name: str
+    block: int
+    block_bytes: int
+
+    @property
+    def bits(self) -> float:
+        return 8 * self.block_bytes / self.block
+
+
+GGML_TYPES: dict[str, GgmlType] = {t.name: t for t in (
+    GgmlType("f32", 1, 4), GgmlType("f16", 1, 2), GgmlType("bf16", 1, 2),
+    GgmlType("q4_0", 32, 18), GgmlType("q4_1", 32, 20), GgmlType("q5_0", 32, 22), GgmlType("q5_1", 32, 24),
+    GgmlType("q8_0", 32, 34),
+    GgmlType("q2_k", 256, 84), GgmlType("q3_k", 256, 110), GgmlType("q4_k", 256, 144), GgmlType("q5_k", 256, 176),
+    GgmlType("q6_k", 256, 210),
+    GgmlType("iq2_xxs", 256, 66), GgmlType("iq2_xs", 256, 74), GgmlType("iq2_s", 256, 82),
+    GgmlType("iq3_xxs", 256, 98), GgmlType("iq3_s", 256, 110), GgmlType("iq1_s", 256, 50), GgmlType("iq1_m", 256, 56),
+    GgmlType("iq4_nl", 32, 18), GgmlType("iq4_xs", 256, 136),
+    GgmlType("mxfp4", 32, 17), GgmlType("nvfp4", 64, 36),
+)}
+# Where llama.cpp falls back when a row length is not a multiple of the type's block (tensor_type_fallback).
+GGML_FALLBACK = {
+    "iq1_s": "iq4_nl", "iq1_m": "iq4_nl", "iq2_xxs": "iq4_nl", "iq2_xs": "iq4_nl", "iq2_s": "iq4_nl",
+    "iq3_xxs": "iq4_nl", "iq3_s": "iq4_nl", "iq4_xs": "iq4_nl",
+    "q2_k": "q4_0", "q3_k": "q4_0", "q4_k": "q5_0", "q5_k": "q5_1", "q6_k": "q8_0",
+}
+# GGUF file types (llama.cpp's ftype, as quantize names them) and their default tensor type
+# (llama_ftype_get_default_type); the per-tensor rules are calculators.memory.gguf_tensor_type.
+GGUF_FILE_TYPES: dict[str, str] = {
+    "q8_0": "q8_0", "q6_k": "q6_k", "q5_k_m": "q5_k", "q5_k_s": "q5_k", "q5_0": "q5_0", "q4_k_m": "q4_k",
+    "q4_k_s": "q4_k", "q4_0": "q4_0", "q4_1": "q4_1", "q3_k_l": "q3_k", "q3_k_m": "q3_k", "q3_k_s": "q3_k",
+    "q2_k": "q2_k", "iq4_xs": "iq4_xs", "iq4_nl": "iq4_nl", "iq3_m": "iq3_s", "iq3_xxs": "iq3_xxs",
+    "iq2_xs": "iq2_xs", "iq2_xxs": "iq2_xxs", "iq1_s": "iq1_s",
+}
+# Average bits per weight of each GGUF type over the reference Llama-3-8B, as the per-tensor recipe gives them
+# (calculators.memory.bits_per_weight; tests/test_formats.py recomputes them). WeightFormat.bits carries them
+# so that code sorting formats by bits sees real figures; the estimates use the recipe on the actual model.
+GGUF_REFERENCE_BITS = {
+    "q8_0": 8.5008, "q6_k": 6.5633, "q5_k_m": 5.7036, "q5_k_s": 5.5704, "q5_0": 5.5704, "q4_k_m": 4.8944,
+    "q4_k_s": 4.6672, "q4_0": 4.6358, "q4_1": 5.1031, "q3_k_l": 4.2979, "q3_k_m": 3.9960, "q3_k_s": 3.6429,
+    "q2_k": 3.1593, "iq4_xs": 4.4597, "iq4_nl": 4.6818, "iq3_m": 3.7628, "iq3_xxs": 3.2548, "iq2_xs": 2.5882,
+    "iq2_xxs": 2.3824, "iq1_s": 2.0042,
+}
+# Tensors llama.cpp leaves unquantised, at the type the converter wrote. Assumption: norms and the small
+# linear-attention tensors (conv1d, A_log, dt_bias) in F32, the router and the encoders (mmproj) in F16.
+GGUF_UNQUANTISED_BITS = {"norm": 32, "ssm_small": 32, "router": 16, "encoder": 16}
+
+
+@dataclass(frozen=True)
 class WeightFormat:
     """How a weight format stores parameters.
 
     ``bits``: bits per quantised weight (before group/block overhead for int4
-    and nf4, which depend on options); ``kind``: float, int, int4, nf4 or gguf;
-    ``compute``: the precision the matrix units run for it (weight-only
-    formats are dequantised to 16 bit); ``trainable``: full training can
-    update weights stored this way; ``keeps_embeddings_16bit``: embeddings
-    and output head stay at 16 bit (GGUF sizes already include them).
+    and nf4, which depend on options; for gguf the recipe's average over the
+    reference Llama-3-8B, ``GGUF_REFERENCE_BITS``); ``kind``: float, int, int4, nf4, gguf, mx, nvfp4, fp8_block,
+    exl or mlx; ``compute``: the precision the matrix units run for it
+    (weight-only formats are dequantised to 16 bit); ``trainable``: full
+    training can update weights stored this way; ``keeps_embeddings_16bit``:
+    embeddings and output head stay at 16 bit (GGUF and MLX quantise them too).
+    ``scope`` says which tensors take ``bits``: ``all``; ``linear`` (every
+    tensor but embeddings and output head); ``experts`` (on a mixture of
+    experts only the routed experts, as gpt-oss ships MXFP4; on a dense model
+    ``linear``); ``recipe`` (llama.cpp's per-tensor rules). ``small_bits``:
+    bits of norms, routers and other small tensors when they are not
+    quantised (None: counted with the linear layers, as the original formula
+    did; they are < 0.1 %). ``head_bits``: the output head's bits when the
+    format sets them apart (ExLlama). ``tensor_scale_bytes``: bytes of one
+    per-tensor scale (NVFP4's FP32 second-level scale).
     """
 
     name: str
@@ -178,6 +312,11 @@ class WeightFormat:
     trainable: bool
     keeps_embeddings_16bit: bool
     source: Source
+    scope: str = "all"
+    small_bits: float | None = None
+    head_bits: float | None = None
+    tensor_scale_bytes: float = 0.0
+    note: str = ""
 
 
 _FLOAT_SOURCE = Source(
@@ -196,18 +335,68 @@ _INT8_SOURCE = Source(
     "8-bit weights with vector-wise scaling constants; the output layer and embeddings are kept in 16 bit.",
 )
 
+MXFP4_BLOCK = 32  # values per E8M0 scale (LLAMA_CPP_BLOCKS block_mxfp4, MLX_QUANTIZE)
+MXFP4_BITS = 4 + 8 / MXFP4_BLOCK  # 4.25, the figure GPT_OSS_CARD states
+NVFP4_BLOCK = 16  # values per E4M3 scale (NVFP4_FORMAT, LLAMA_CPP_BLOCKS block_nvfp4)
+NVFP4_BITS = 4 + 8 / NVFP4_BLOCK  # 4.5
+FP8_BLOCK = 128 * 128  # weights per fp32 scale (DEEPSEEK_FP8)
+FP8_BLOCK_BITS = 8 + 32 / FP8_BLOCK
+MLX_GROUP = 64  # default affine group (MLX_QUANTIZE); scale and bias in the weights' 16-bit type
+EXL2_HEAD_BITS = 6.3  # "about 6.3 bits" for the default -hb 6 (EXL2_CONVERT)
+EXL3_HEAD_BITS = 6.0  # default -hb 6 (EXL3_CONVERT)
+
+
+def mlx_bits(bits: int, group: int = MLX_GROUP) -> float:
+    """Bits per weight of MLX affine quantisation: ``bits`` plus a 16-bit scale and a 16-bit bias per group."""
+    return bits + 32 / group
+
+
+EXL_BPW = Default(
+    "exl.bpw", 4.0, "bits per weight", EXL2_CONVERT,
+    "ExLlamaV2/V3 quantise to the average bits per weight the reader chooses (-b, option bpw); 4.0 as in the "
+    "documentation's examples. The output head takes the -hb 6 default; the embeddings are assumed to stay 16-bit",
+)
+LINEAR_STATE_BYTES = Default(
+    "linear_attention.state", 4, "bytes per element", LLAMA_CPP_RECURRENT,
+    "recurrent state of linear-attention (Gated DeltaNet, Mamba2) layers in fp32, whatever the KV-cache format",
+)
+
+
+def _gguf(name: str) -> WeightFormat:
+    return WeightFormat(name, GGUF_REFERENCE_BITS[name], "gguf", "fp16", False, False, LLAMA_CPP_RECIPE, scope="recipe")
+
+
 WEIGHT_FORMATS: dict[str, WeightFormat] = {
     "fp32": WeightFormat("fp32", 32, "float", "fp32", True, False, _FLOAT_SOURCE),
     "bf16": WeightFormat("bf16", 16, "float", "bf16", True, False, _FLOAT_SOURCE),
     "fp16": WeightFormat("fp16", 16, "float", "fp16", True, False, _FLOAT_SOURCE),
-    "fp8": WeightFormat("fp8", 8, "float", "fp8", False, True, _FP8_SOURCE),
-    "int8": WeightFormat("int8", 8, "int", "int8", False, True, _INT8_SOURCE),
-    "int4": WeightFormat("int4", 4, "int4", "fp16", False, True, GPTQ_AWQ),
-    "nf4": WeightFormat("nf4", 4, "nf4", "bf16", False, True, QLORA),
-    **{
-        name: WeightFormat(name, gguf_bits_per_weight(name), "gguf", "fp16", False, False, LLAMA_CPP_QUANTIZE)
-        for name in GGUF_REFERENCE_GIB
-    },
+    "fp8": WeightFormat("fp8", 8, "float", "fp8", False, True, _FP8_SOURCE, scope="linear"),
+    "int8": WeightFormat("int8", 8, "int", "int8", False, True, _INT8_SOURCE, scope="linear"),
+    "int4": WeightFormat("int4", 4, "int4", "fp16", False, True, GPTQ_AWQ, scope="linear"),
+    "nf4": WeightFormat("nf4", 4, "nf4", "bf16", False, True, QLORA, scope="linear"),
+    **{name: _gguf(name) for name in GGUF_FILE_TYPES},
+    "gptq": WeightFormat("gptq", 4, "int4", "fp16", False, True, GPTQ_AWQ, scope="linear",
+                         note="4-bit GPTQ with one fp16 scale and one 4-bit zero per group (option group_size)"),
+    "awq": WeightFormat("awq", 4, "int4", "fp16", False, True, GPTQ_AWQ, scope="linear",
+                        note="4-bit AWQ, stored as GPTQ is (option group_size)"),
+    "mxfp4": WeightFormat("mxfp4", MXFP4_BITS, "mx", "fp4", False, True, GPT_OSS_CARD, scope="experts",
+                          small_bits=16,
+                          note="E2M1 values with one E8M0 scale per 32; on a mixture of experts only the routed "
+                               "experts (gpt-oss), attention, router and embeddings in BF16"),
+    "nvfp4": WeightFormat("nvfp4", NVFP4_BITS, "nvfp4", "fp4", False, True, NVFP4_FORMAT, scope="linear",
+                          small_bits=16, tensor_scale_bytes=4,
+                          note="E2M1 values with one E4M3 scale per 16 and one fp32 scale per tensor"),
+    "fp8_block": WeightFormat("fp8_block", FP8_BLOCK_BITS, "fp8_block", "fp8", False, True, DEEPSEEK_FP8,
+                              scope="linear", small_bits=16,
+                              note="E4M3 values with one fp32 scale per 128 x 128 block (DeepSeek-V3's checkpoint)"),
+    "exl2": WeightFormat("exl2", EXL_BPW.value, "exl", "fp16", False, True, EXL2_CONVERT, scope="linear",
+                         small_bits=16, head_bits=EXL2_HEAD_BITS),
+    "exl3": WeightFormat("exl3", EXL_BPW.value, "exl", "fp16", False, True, EXL3_CONVERT, scope="linear",
+                         small_bits=16, head_bits=EXL3_HEAD_BITS),
+    "mlx_4bit": WeightFormat("mlx_4bit", mlx_bits(4), "mlx", "fp16", False, False, MLX_QUANTIZE, scope="all",
+                             small_bits=16, note="every Linear and Embedding in groups of 64"),
+    "mlx_8bit": WeightFormat("mlx_8bit", mlx_bits(8), "mlx", "fp16", False, False, MLX_QUANTIZE, scope="all",
+                             small_bits=16, note="every Linear and Embedding in groups of 64"),
 }
 
 INT4_SCALE_BITS = 16  # one fp16 scale per group (GPTQ_AWQ)
@@ -232,12 +421,13 @@ def nf4_bits(double_quant: bool) -> float:
 
 # --- KV-cache formats (bytes per cached element) ------------------------------
 
+# llama.cpp's cache types store the ggml blocks above (LLAMA_CPP_BLOCKS): bytes per block / values per block.
 KV_FORMATS: dict[str, float] = {
     "fp16": 2.0,
     "bf16": 2.0,
     "fp8": 1.0,
-    "q8_0": 34 / 32,
-    "q4_0": 18 / 32,
+    **{name: GGML_TYPES[name].block_bytes / GGML_TYPES[name].block
+       for name in ("q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl")},
 }
 
 # --- Training -----------------------------------------------------------------
@@ -382,11 +572,14 @@ def all_defaults() -> list[Default]:
     ]
     for workload in EFFICIENCIES.values():
         out += list(workload.values())
+    from calculators.memory import bits_per_weight  # the gguf averages follow from the recipe there
+
     out += [
-        Default(f"weights.{f.name}", f.bits, "bits per weight", f.source)
+        Default(f"weights.{f.name}", bits_per_weight(f.name), "bits per weight", f.source, f.note)
         for f in WEIGHT_FORMATS.values()
     ]
     out += [Default(f"kv_cache.{name}", size, "bytes per element", LLAMA_CPP_BLOCKS) for name, size in KV_FORMATS.items()]
+    out += [EXL_BPW, LINEAR_STATE_BYTES]
     out += [
         Default("mla.cache", "kv_lora_rank + rope_head_dim", "elements per token and layer", DEEPSEEK_V2),
         Default("moe.routing", "1 - (1 - k/E)^B", "share of experts one decode step reads", MOE_ROUTING,

@@ -10,10 +10,12 @@ bad field with a translation key (``error.*`` in ``l10n/<lang>/calculators.json`
 
 Parameters (units in brackets):
 
-vram and speed
+vram and speed (and fit)
   model            model preset id (``llama-3.1-8b``) or ``custom``
-  weights          fp32 bf16 fp16 fp8 int8 int4 nf4 q8_0 q6_k q5_k_m q4_k_m q4_0 q3_k_m q2_k
-  kv_cache         fp16 bf16 fp8 q8_0 q4_0
+  weights          fp32 bf16 fp16 fp8 int8 int4 nf4, GGUF q8_0 q6_k q5_k_m q5_k_s q5_0 q4_k_m q4_k_s q4_0
+                   q4_1 q3_k_l q3_k_m q3_k_s q2_k iq4_xs iq4_nl iq3_m iq3_xxs iq2_xs iq2_xxs iq1_s, gptq awq
+                   mxfp4 nvfp4 fp8_block exl2 exl3 mlx_4bit mlx_8bit
+  kv_cache         fp16 bf16 fp8 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl
   context          tokens per sequence
   batch            concurrent sequences (inference) or micro-batch per replica (training)
   group_size       int4 quantisation group [weights]
@@ -29,6 +31,10 @@ vram only
   tp               tensor-parallel degree (divides num_devices)
   lora_rank        LoRA rank
   overhead_gib     runtime overhead per device [GiB]
+  bpw              EXL2/EXL3 target bits per weight (also fit)
+fit (reverse questions on one device)
+  device           device id; with ``model``: longest context, concurrent sequences and memory per weight
+                   format; without: which presets fit. ``weights`` absent: the format with the most bits that fits
 speed only
   device, baseline device ids as in ``data/``
   workload         decode prefill training kernel
@@ -61,6 +67,9 @@ CUSTOM_FIELDS = CUSTOM_REQUIRED + ("intermediate", "head_dim")
 BOTH = ("vram", "speed")
 VRAM = ("vram",)
 SPEED = ("speed",)
+FIT = ("fit",)
+ALL = BOTH + FIT
+VRAM_FIT = VRAM + FIT
 
 
 @dataclass(frozen=True)
@@ -89,31 +98,32 @@ class Param:
 
 
 PARAMETERS: tuple[Param, ...] = (
-    Param("model", "model", BOTH, "model preset id, or 'custom' with --params-b, --layers, ..."),
-    Param("weights", "choice", BOTH, "weight format (default bf16; nf4 for qlora)", choices=tuple(d.WEIGHT_FORMATS)),
-    Param("kv_cache", "choice", BOTH, "KV-cache format", "fp16", choices=tuple(d.KV_FORMATS)),
-    Param("context", "int", BOTH, "context length in tokens", 4096, 1, 10_000_000),
-    Param("batch", "int", BOTH, "concurrent sequences (training: micro-batch per replica)", 1, 1, 100_000),
-    Param("group_size", "int", BOTH, "int4 (GPTQ/AWQ) group size in weights", 128, 8, 65_536),
-    Param("double_quant", "bool", BOTH, "nf4 double quantisation (true/false)", True),
-    Param("num_devices", "int", BOTH, "devices in total (default: tp); inference splits the model over them", None, 1,
+    Param("model", "model", ALL, "model preset id, or 'custom' with --params-b, --layers, ..."),
+    Param("weights", "choice", ALL, "weight format (default bf16; nf4 for qlora)", choices=tuple(d.WEIGHT_FORMATS)),
+    Param("kv_cache", "choice", ALL, "KV-cache format", "fp16", choices=tuple(d.KV_FORMATS)),
+    Param("context", "int", ALL, "context length in tokens", 4096, 1, 10_000_000),
+    Param("batch", "int", ALL, "concurrent sequences (training: micro-batch per replica)", 1, 1, 100_000),
+    Param("group_size", "int", ALL, "int4 (GPTQ/AWQ) group size in weights", 128, 8, 65_536),
+    Param("double_quant", "bool", ALL, "nf4 double quantisation (true/false)", True),
+    Param("num_devices", "int", ALL, "devices in total (default: tp); inference splits the model over them", None, 1,
           100_000),
     Param("gradient_checkpointing", "bool", BOTH, "full activation recomputation (true/false)", False),
-    Param("params_b", "float", BOTH, "custom model: parameters in billions", None, 0, 100_000, True),
-    Param("layers", "int", BOTH, "custom model: transformer layers", None, 1, 10_000),
-    Param("hidden", "int", BOTH, "custom model: hidden size", None, 1, 1_000_000),
-    Param("intermediate", "int", BOTH, "custom model: feed-forward width (default 4 x hidden)", None, 1, 10_000_000),
-    Param("heads", "int", BOTH, "custom model: attention heads", None, 1, 100_000),
-    Param("kv_heads", "int", BOTH, "custom model: key/value heads", None, 1, 100_000),
-    Param("head_dim", "int", BOTH, "custom model: head dimension (default hidden / heads)", None, 1, 100_000),
-    Param("vocab", "int", BOTH, "custom model: vocabulary size", None, 1, 10_000_000),
+    Param("params_b", "float", ALL, "custom model: parameters in billions", None, 0, 100_000, True),
+    Param("layers", "int", ALL, "custom model: transformer layers", None, 1, 10_000),
+    Param("hidden", "int", ALL, "custom model: hidden size", None, 1, 1_000_000),
+    Param("intermediate", "int", ALL, "custom model: feed-forward width (default 4 x hidden)", None, 1, 10_000_000),
+    Param("heads", "int", ALL, "custom model: attention heads", None, 1, 100_000),
+    Param("kv_heads", "int", ALL, "custom model: key/value heads", None, 1, 100_000),
+    Param("head_dim", "int", ALL, "custom model: head dimension (default hidden / heads)", None, 1, 100_000),
+    Param("vocab", "int", ALL, "custom model: vocabulary size", None, 1, 10_000_000),
+    Param("bpw", "float", VRAM_FIT, "EXL2/EXL3: target bits per weight (default 4.0)", None, 1, 16),
     Param("mode", "choice", VRAM, "inference, full training, LoRA or QLoRA", "inference", choices=MODES),
     Param("optimizer", "choice", VRAM, "optimiser for training modes", "adamw", choices=tuple(d.OPTIMIZERS)),
     Param("zero", "int", VRAM, "ZeRO stage 0-3 over the data-parallel devices (3 = FSDP)", 0, 0, 3),
     Param("tp", "int", VRAM, "tensor-parallel degree", 1, 1, 4096),
     Param("lora_rank", "int", VRAM, "LoRA rank", d.LORA_RANK.value, 1, 65_536),
-    Param("overhead_gib", "float", VRAM, "runtime overhead per device in GiB", d.RUNTIME_OVERHEAD_GIB.value, 0, 1024),
-    Param("device", "device", SPEED, "device id"),
+    Param("overhead_gib", "float", VRAM_FIT, "runtime overhead per device in GiB", d.RUNTIME_OVERHEAD_GIB.value, 0, 1024),
+    Param("device", "device", SPEED + FIT, "device id"),
     Param("baseline", "device", SPEED, "baseline device id to compare with"),
     Param("workload", "choice", SPEED, "decode, prefill, training or kernel", "decode", choices=WORKLOADS),
     Param("precision", "choice", SPEED, "compute precision (default: the weight format's)", choices=PRECISIONS),
@@ -239,9 +249,9 @@ def parse(command: str, raw: dict, catalog: Catalog) -> dict:
     Parameters of the other command are accepted and ignored (one URL can
     carry both forms); unknown names are errors.
     """
-    if command not in BOTH:
+    if command not in ALL:
         raise ValidationError([error("command", "error.unknown_value", field="command", value=str(command)[:60],
-                                     suggestions=list(BOTH))])
+                                     suggestions=list(ALL))])
     if not isinstance(raw, dict):
         raise ValidationError([error(None, "error.bad_request")])
     errors: list[FieldError] = []
@@ -266,7 +276,7 @@ def parse(command: str, raw: dict, catalog: Catalog) -> dict:
 
 def _cross_checks(command: str, v: dict, bad: set, given: set) -> list[FieldError]:
     errors: list[FieldError] = []
-    needs_model = command == "vram" or v.get("workload") != "kernel"
+    needs_model = command == "vram" or (command == "speed" and v.get("workload") != "kernel")
     if needs_model and v["model"] is None and "model" not in bad:
         errors.append(error("model", "error.required", field="model"))
     if v["model"] == CUSTOM:
@@ -294,6 +304,11 @@ def _cross_checks(command: str, v: dict, bad: set, given: set) -> list[FieldErro
             v["tp"] = v["num_devices"]  # inference on N devices splits the model over them
         elif v["num_devices"] % v["tp"] and "tp" not in bad:
             errors.append(error("num_devices", "error.not_multiple", num_devices=v["num_devices"], tp=v["tp"]))
+    elif command == "fit":
+        if v["num_devices"] is None:
+            v["num_devices"] = 1
+        if v["device"] is None and "device" not in bad:
+            errors.append(error("device", "error.required", field="device"))
     else:
         if v["weights"] is None:
             v["weights"] = "bf16"

@@ -363,7 +363,7 @@ def estimate_speed(
         dev_result = device_result(device_id, device, work, opts, "device", notes)
         base_result = device_result(baseline_id, baseline, work, opts, "baseline", notes) if baseline else None
     why = reason(dev_result, base_result) if base_result else None
-    if model is not None and opts.precision is None and d.WEIGHT_FORMATS[opts.weights].kind in ("int4", "nf4", "gguf"):
+    if model is not None and opts.precision is None and d.WEIGHT_FORMATS[opts.weights].kind in ("int4", "nf4", "gguf", "exl", "mlx"):
         notes.append(Message("note.weight_only", {"weights": opts.weights, "precision": opts.compute_precision}))
     if model is not None and model.is_moe and opts.workload in ("decode", "prefill"):
         notes.append(Message("note.moe_touched", {"active_b": model.active / 1e9, "total_b": model.params / 1e9}))

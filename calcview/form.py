@@ -24,7 +24,7 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
         ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
         ("training", "mode!=inference", ("optimizer", "lora_rank", "gradient_checkpointing")),
         ("parallel", None, ("num_devices", "tp", "zero")),
-        ("quantisation", None, ("group_size", "double_quant", "overhead_gib")),
+        ("quantisation", None, ("group_size", "double_quant", "bpw", "overhead_gib")),
     ],
     "speed": [
         ("main", None, ("model", "workload", "device", "baseline", "weights", "kv_cache", "context", "batch")),

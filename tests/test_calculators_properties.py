@@ -10,7 +10,8 @@ import l10n
 from calculators import defaults
 from calculators.api import handle
 from calculators.inputs import BY_NAME, PARAMETERS
-from calculators.memory import bits_per_weight
+from calculators.memory import tp_errors
+from calculators.models import ModelSpec
 from calculators_support import catalog
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -42,9 +43,12 @@ def vram_params(draw):
         weights = draw(st.sampled_from([f for f, w in defaults.WEIGHT_FORMATS.items() if w.kind != "gguf"]))
     else:
         weights = draw(st.sampled_from(GGUF_AND_FLOAT))
-    tp = draw(st.sampled_from([1, 2, 4, 8]))
+    model = draw(st.sampled_from(MODELS))
+    # Tensor parallelism must split the model's heads and KV heads (calculators.memory.tp_errors).
+    spec = ModelSpec.from_preset(model, catalog().models[model])
+    tp = draw(st.sampled_from([t for t in (1, 2, 4, 8) if not tp_errors(spec, t)]))
     return dict(
-        model=draw(st.sampled_from(MODELS)),
+        model=model,
         mode=mode,
         weights=weights,
         kv_cache=draw(st.sampled_from(list(defaults.KV_FORMATS))),
@@ -99,12 +103,11 @@ LINEAR_ONLY = [f for f, w in defaults.WEIGHT_FORMATS.items() if w.keeps_embeddin
 @given(st.sampled_from(MODELS), st.sampled_from([SAME_FOR_ALL, LINEAR_ONLY]).flatmap(
     lambda family: st.tuples(st.sampled_from(family), st.sampled_from(family))))
 def test_more_bits_per_weight_need_more_weight_memory(model, pair):
-    a, b = pair
-    if bits_per_weight(a) > bits_per_weight(b):
-        a, b = b, a
-    low = run("vram", model=model, weights=a)["result"]["breakdown"]["weights_gib"]
-    high = run("vram", model=model, weights=b)["result"]["breakdown"]["weights_gib"]
-    assert high >= low
+    # Bits per weight averaged over this model's tensors: GGUF recipes, experts-only MXFP4 and 16-bit heads make
+    # the order of two formats depend on the model.
+    first, second = (run("vram", model=model, weights=w)["result"] for w in pair)
+    low, high = sorted((first, second), key=lambda r: r["average_bits_per_weight"])
+    assert high["breakdown"]["weights_gib"] >= low["breakdown"]["weights_gib"]
 
 
 @SETTINGS

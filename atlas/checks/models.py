@@ -4,7 +4,8 @@ Each check returns (path, message) pairs. They catch the slips a contributor
 makes when copying figures from a config.json: a KV-head count that does not
 divide the heads, a head width that does not match the model width, a mixture
 of experts with more active than total parameters, a sliding window on more
-layers than the model has.
+layers than the model has, and a total (or active) parameter count that the
+architecture does not add up to.
 """
 
 from __future__ import annotations
@@ -12,6 +13,11 @@ from __future__ import annotations
 import datetime
 
 from atlas.checks.common import not_in_future
+from calculators.models import BILLION, ModelSpec
+
+# How far a preset's stated parameters may be from what its architecture implies (calculators.models).
+TOTAL_TOLERANCE = 0.03  # parameters.total_b
+ACTIVE_TOLERANCE = 0.05  # parameters.active_b of a mixture of experts
 
 
 def model_problems(model: dict, today: datetime.date | None = None) -> list[tuple[tuple, str]]:
@@ -73,9 +79,75 @@ def model_problems(model: dict, today: datetime.date | None = None) -> list[tupl
     if mla and mla["kv_lora_rank"] + mla["rope_head_dim"] >= 2 * arch["kv_heads"] * arch["head_dim"]:
         problems.append((("mla", "kv_lora_rank"), "the latent is not smaller than the key/value heads it compresses; check the figure"))
 
+    # Linear-attention layers are some of the layers; the sliding-window ones are among the others.
+    linear = model.get("linear_attention")
+    if linear and linear["layers"] > arch["layers"]:
+        problems.append((("linear_attention", "layers"), f"{linear['layers']} is more than the model's {arch['layers']} layers"))
+    elif linear and window and linear["layers"] + window["layers"] > arch["layers"]:
+        problems.append(
+            (("sliding_window", "layers"), f"{window['layers']} sliding-window layers and {linear['layers']} linear-attention "
+             f"layers are more than the model's {arch['layers']} layers")
+        )
+
+    problems += parameter_count_problems(model)
+
     if model["release_year"] > today.year + 1:
         problems.append((("release_year",), f"{model['release_year']} is more than a year ahead"))
     for key, source in sources.items():
         if isinstance(source, dict) and "accessed" in source and not not_in_future(source["accessed"], today):
             problems.append((("sources", key, "accessed"), f"{source['accessed']} is not a past date"))
     return problems
+
+
+def parameter_count_problems(model: dict) -> list[tuple[tuple, str]]:
+    """The stated total (and, for a mixture of experts, active) parameters against the architecture's count.
+
+    ``calculators.models.ModelSpec.count_params`` adds embeddings (twice unless
+    tied), attention (GQA, MLA with its query and key/value projections,
+    Gated DeltaNet/Mamba2 projections), dense and expert MLPs (gate, up,
+    down), shared experts, routers, norms and, when ``encoders.included_in_total``,
+    the encoders. total_b must be within 3 % of it, counted with or without
+    the multi-token-prediction modules (cards differ); active_b within 5 % of
+    the parameters one token uses, counting embedding and head, only the head,
+    or neither (cards differ: DeepSeek-V3 counts both, gpt-oss only the head).
+    A count that rounds to the stated figure at the precision it is stated
+    passes too (a card's "3B activated" says 2.5 to 3.5 billion). An MLA block
+    without q_lora_rank gives no query width, so its active count is not
+    checked.
+    """
+    try:
+        spec = ModelSpec.from_preset(model["id"], model)
+        totals = [spec.count_params()] + ([spec.count_params(mtp=True)] if spec.mtp_layers else [])
+        actives = [spec.count_active_params(*flags) for flags in ((True, True), (False, True), (False, False))] if spec.is_moe else []
+    except (KeyError, TypeError, ValueError, ArithmeticError):
+        return []  # the schema and the checks above report what is missing or malformed
+    problems = []
+    params = model["parameters"]
+    stated = spec.params
+    best = min(totals, key=lambda c: abs(c - stated))
+    if stated <= 0 or (abs(best / stated - 1) > TOTAL_TOLERANCE and not _rounds_to(best, params["total_b"])):
+        problems.append((
+            ("parameters", "total_b"),
+            f"{params['total_b']} billion differs from the {best / BILLION:.2f} billion the architecture adds up to "
+            f"({(best / stated - 1) * 100 if stated else 0:+.1f} %, more than {TOTAL_TOLERANCE:.0%}); check layers, widths, "
+            "vocabulary and experts, or the card's figure",
+        ))
+    mla = model.get("mla")
+    if actives and "active_b" in params and not (mla and "q_lora_rank" not in mla):
+        active = params["active_b"] * BILLION
+        best = min(actives, key=lambda c: abs(c - active))
+        if active <= 0 or (abs(best / active - 1) > ACTIVE_TOLERANCE and not _rounds_to(best, params["active_b"])):
+            problems.append((
+                ("parameters", "active_b"),
+                f"{params['active_b']} billion differs from the {best / BILLION:.2f} billion one token uses per the "
+                f"architecture ({(best / active - 1) * 100 if active else 0:+.1f} %, more than {ACTIVE_TOLERANCE:.0%}); "
+                "check experts, active_experts, shared_experts and expert_intermediate",
+            ))
+    return problems
+
+
+def _rounds_to(count: float, stated_b: float) -> bool:
+    """True if ``count`` parameters, in billions, round to ``stated_b`` at the decimals ``stated_b`` is given with."""
+    text = repr(stated_b)
+    decimals = len(text.split(".")[1]) if isinstance(stated_b, float) and "." in text and "e" not in text else 0
+    return abs(count / BILLION - stated_b) <= 0.5 * 10 ** -decimals + 1e-9
