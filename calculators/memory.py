@@ -264,8 +264,11 @@ def weight_bytes(model: ModelSpec, weights: str, group_size: int = 128, double_q
 
     Floats store every tensor alike; GPTQ/AWQ, NF4, INT8, FP8 keep the
     embeddings and the output head at 16 bit; GGUF files follow llama.cpp's
-    per-tensor recipe; see ``weight_groups``.
+    per-tensor recipe; see ``weight_groups``. A model read from a file
+    (``ModelSpec.file_weights``) in its own format weighs what the file holds.
     """
+    if model.file_weight_bytes is not None and weights == model.file_weights:
+        return model.file_weight_bytes
     return sum(b for _, _, b in _weight_groups(model, weights, group_size, double_quant, bpw))
 
 

@@ -10,10 +10,9 @@ type and group.
 For a GGUF file the weights are the file's exact tensor bytes, not the
 average bits of a format, unless the request names a weight format of its
 own (a what-if re-quantisation) or a training mode. The estimators compute
-weight bytes in ``memory.weight_bytes`` (also used by ``speed``); for the
-length of one request that function is wrapped so that it returns the file's
-bytes for the imported model and defers to the formula for every other one.
-Front ends run one request at a time (the command line, the page's worker).
+weight bytes in ``memory.weight_bytes`` (also used by ``speed``), which takes
+a model's ``file_weights``/``file_weight_bytes`` (the preset's ``"file"``
+block, set here) as the bytes of that format.
 
 :func:`import_entry` is the browser entry point ``calculators.import_model``.
 """
@@ -24,12 +23,10 @@ import base64
 import binascii
 import json
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import l10n
 from calculators import defaults as d
-from calculators import memory, speed
 from calculators.api import handle
 from calculators.catalog import Catalog
 from calculators.gguf_reader import GGUFError, GGUFHeader, NeedMoreBytes, read_header, summary, to_preset, weight_format
@@ -133,23 +130,6 @@ def from_gguf(source, name: str | None = None, file_size: int | None = None) -> 
     return from_header(header, name)
 
 
-@contextmanager
-def exact_weight_bytes(model_id: str, nbytes: float):
-    """While active, the estimators take ``nbytes`` as the weight bytes of model ``model_id``."""
-    formula = memory.weight_bytes
-
-    def weight_bytes(model, weights, group_size=128, double_quant=True):
-        if model.id == model_id:
-            return float(nbytes)
-        return formula(model, weights, group_size, double_quant)
-
-    memory.weight_bytes = speed.weight_bytes = weight_bytes
-    try:
-        yield
-    finally:
-        memory.weight_bytes = speed.weight_bytes = formula
-
-
 def _uses_file_weights(command: str, params: dict) -> bool:
     if params.get("weights") not in (None, ""):
         return False
@@ -166,18 +146,15 @@ def estimate(request: dict, catalog, imported: Imported) -> dict:
         return {"ok": False, "errors": [{"field": "model", **Message("import.model_conflict").render(lang)}]}
     if not isinstance(catalog, Catalog):
         catalog = Catalog.from_dict(catalog)
-    catalog = Catalog(devices=catalog.devices, models={**catalog.models, IMPORTED_ID: imported.preset})
     command = request.get("command")
-    exact = imported.source == "gguf" and _uses_file_weights(command, params)
-    params["model"] = IMPORTED_ID
-    if exact and imported.weights:
+    exact = imported.source == "gguf" and _uses_file_weights(command, params) and bool(imported.weights)
+    preset = imported.preset
+    if exact:  # the file's exact bytes stand for its format (calculators.memory.weight_bytes)
         params["weights"] = imported.weights
-    sub = {**request, "params": params}
-    if exact:
-        with exact_weight_bytes(IMPORTED_ID, imported.weight_bytes):
-            response = handle(sub, catalog)
-    else:
-        response = handle(sub, catalog)
+        preset = {**preset, "file": {"weights": imported.weights, "weight_bytes": imported.weight_bytes}}
+    catalog = Catalog(devices=catalog.devices, models={**catalog.models, IMPORTED_ID: preset})
+    params["model"] = IMPORTED_ID
+    response = handle({**request, "params": params}, catalog)
     if not response.get("ok"):
         return response
     result = response["result"]

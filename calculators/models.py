@@ -95,6 +95,9 @@ class ModelSpec:
     encoders_in_total: bool = True  # whether ``params`` counts the encoders
     checkpoint_dtype: str | None = None
     checkpoint_block: int | None = None
+    # --- a model read from a file (calculators.model_import): its weights as stored ---
+    file_weights: str | None = None  # weight format of the file's tensors (a GGUF import)
+    file_weight_bytes: float | None = None  # the file's exact tensor bytes in that format
 
     @classmethod
     def from_preset(cls, model_id: str, data: dict) -> ModelSpec:
@@ -144,6 +147,8 @@ class ModelSpec:
             encoders_in_total=encoders["included_in_total"] if encoders else True,
             checkpoint_dtype=checkpoint["dtype"] if checkpoint else None,
             checkpoint_block=checkpoint.get("block_size") if checkpoint else None,
+            file_weights=data["file"]["weights"] if data.get("file") else None,
+            file_weight_bytes=float(data["file"]["weight_bytes"]) if data.get("file") else None,
         )
 
     @classmethod

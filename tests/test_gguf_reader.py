@@ -622,6 +622,20 @@ def test_entry_point_asks_for_more_then_estimates_with_exact_bytes(files, export
     what_if = model_import.import_model({**payload, "params": {"weights": "q8_0"}}, catalog)["result"]
     assert what_if["gguf"]["exact_weights"] is False
     assert what_if["breakdown"]["weights_gib"] != pytest.approx(result["breakdown"]["weights_gib"])
+    # the speed model reads the file's bytes too: its weight term grows with them, the formula's would not
+    speed = model_import.import_model({**payload, "command": "speed", "params": {"device": "rtx-4090"}}, catalog)
+    assert speed["ok"] and speed["result"]["gguf"]["exact_weights"] is True
+    from calculators.models import ModelSpec
+    from calculators.speed_model import Case, terms
+
+    imported = model_import.from_header(header, "test.gguf")
+    spec = ModelSpec.from_preset("imported", {**imported.preset, "file": {"weights": "q4_k_m",
+                                                                          "weight_bytes": header.weight_bytes}})
+    doubled = ModelSpec.from_preset("imported", {**imported.preset, "file": {"weights": "q4_k_m",
+                                                                             "weight_bytes": 2 * header.weight_bytes}})
+    device = catalog.devices["rtx-4090"]
+    one, two = terms(spec, device, Case("decode", "q4_k_m")), terms(doubled, device, Case("decode", "q4_k_m"))
+    assert two.x["mem"] > 1.9 * one.x["mem"]
 
 
 def test_entry_point_is_registered():
