@@ -52,13 +52,16 @@ PRIORS: dict[str, tuple[float, float]] = {
     "step": (2e-4, 2.0),
     "layer_steps": (2e-5, 2.0),
     "prefill_layer_steps": (5e-5, 2.0),
-    "allreduce": (2e-5, 2.0),
+    "allreduce": (2e-5, 0.5),  # tight: the value for a link class without measurements (NVLink today)
     "allreduce_bytes": (0.6, 1.0),
     "hop": (1e-4, 2.0),
     "host_mem": (0.6, 0.5),
     "pcie_copy": (0.7, 0.5),
 }
 SHRINK = 0.7  # spread (log units) of a per-engine / per-class correction around the coarser value
+# Link classes differ by an order of magnitude in latency (NVLink switch vs PCIe vs Thunderbolt between machines):
+# their corrections are not shrunk towards one another, so a class with few cases stays near the prior.
+LEVEL_SPREAD = {("allreduce", "link"): 2.0, ("hop", "link"): 2.0}
 MIN_CASES = 3  # a correction is fitted only for a group with at least this many cases
 SPLITS = {"none": "none", "layer": "layer", "pipeline": "layer", "tensor": "tensor", "expert": "tensor",
           "tensor+expert": "tensor"}
@@ -124,7 +127,8 @@ def build_cases(dataset: Dataset) -> tuple[list[FitCase], list[dict]]:
             n = case.get("num_devices", 1)
             default_split = "none" if n == 1 else ("layer" if case["engine"] == "llama.cpp" else "tensor")
             placement = sm.Placement(num_devices=n, split=SPLITS[case.get("split", default_split)])
-            common = dict(weights=case["weights"], kv_cache=case.get("kv_cache", "fp16"), batch=case.get("batch", 1),
+            common = dict(weights=case["weights"], bpw=case.get("bpw"), kv_cache=case.get("kv_cache", "fp16"),
+                          batch=case.get("batch", 1),
                           engine=case["engine"], placement=placement, backend=BACKENDS.get(case.get("backend")))
             label = {k: case.get(k) for k in ("device", "model", "weights", "engine", "backend", "num_devices", "split",
                                               "batch", "prompt_tokens", "generated_tokens", "context_depth")}
@@ -209,7 +213,7 @@ class Problem:
         self.prior_rows = []
         for j, (feature, level, _) in enumerate(layout.slots):
             centre = prior_raw(feature) if level == "global" else 0.0
-            spread = PRIORS[feature][1] if level == "global" else SHRINK
+            spread = PRIORS[feature][1] if level == "global" else LEVEL_SPREAD.get((feature, level), SHRINK)
             self.prior_rows.append((j, centre, spread))
 
     def _theta(self, vector):

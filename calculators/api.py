@@ -138,6 +138,7 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
         batch=values["batch"],
         group_size=values["group_size"],
         double_quant=values["double_quant"],
+        bpw=values["bpw"],
         num_devices=values["num_devices"],
         tokens=values["tokens"],
         gradient_checkpointing=values["gradient_checkpointing"],

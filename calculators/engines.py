@@ -148,12 +148,17 @@ def accumulate(engine: str, device: dict, weights: str) -> str | None:
 
 
 def link_class(device: dict) -> str:
-    """How the devices talk to each other: nvlink, xgmi (AMD Infinity Fabric), pcie or other."""
+    """How several of ``device`` talk to each other: nvlink, xgmi (AMD Infinity Fabric), network (Ethernet or
+    InfiniBand between machines), thunderbolt (Macs, which have no peer link of their own), pcie or other."""
     name = str(device.get("interconnect", {}).get("name", "")).lower()
     if "nvlink" in name and "bridge" not in name:
         return "nvlink"
     if "infinity fabric" in name or "xgmi" in name:
         return "xgmi"
+    if any(word in name for word in ("ethernet", "infiniband", "connectx")):
+        return "network"
+    if device_class(device) == "apple":
+        return "thunderbolt"
     if device_class(device) in ("accelerator",):
         return "other"
     return "pcie"

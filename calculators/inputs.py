@@ -116,7 +116,7 @@ PARAMETERS: tuple[Param, ...] = (
     Param("kv_heads", "int", ALL, "custom model: key/value heads", None, 1, 100_000),
     Param("head_dim", "int", ALL, "custom model: head dimension (default hidden / heads)", None, 1, 100_000),
     Param("vocab", "int", ALL, "custom model: vocabulary size", None, 1, 10_000_000),
-    Param("bpw", "float", VRAM_FIT, "EXL2/EXL3: target bits per weight (default 4.0)", None, 1, 16),
+    Param("bpw", "float", ALL, "EXL2/EXL3: target bits per weight (default 4.0)", None, 1, 16),
     Param("mode", "choice", VRAM, "inference, full training, LoRA or QLoRA", "inference", choices=MODES),
     Param("optimizer", "choice", VRAM, "optimiser for training modes", "adamw", choices=tuple(d.OPTIMIZERS)),
     Param("zero", "int", VRAM, "ZeRO stage 0-3 over the data-parallel devices (3 = FSDP)", 0, 0, 3),

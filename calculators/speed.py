@@ -53,6 +53,7 @@ class SpeedOptions:
     batch: int = 1
     group_size: int = 128
     double_quant: bool = True
+    bpw: float | None = None  # EXL2/EXL3 target bits per weight; None: the format's default
     num_devices: int = 1
     tokens: float = 1e9  # training tokens
     gradient_checkpointing: bool = False
@@ -97,7 +98,7 @@ def workload(model: ModelSpec | None, opts: SpeedOptions) -> Work:
     if opts.workload == "kernel":
         return Work(opts.flops or 0.0, opts.bytes or 0.0, None)
     assert model is not None
-    all_weights = weight_bytes(model, opts.weights, opts.group_size, opts.double_quant)
+    all_weights = weight_bytes(model, opts.weights, opts.group_size, opts.double_quant, opts.bpw)
     attention = 4 * model.heads * model.head_dim  # QK^T and AV: 2 FLOPs per multiply-add, twice
     if opts.workload == "decode":
         touched = model.params_touched(opts.batch) / model.params
@@ -129,7 +130,8 @@ def memory_need(model: ModelSpec, opts: SpeedOptions, n: int, weights: str | Non
     """Bytes one of ``n`` devices holds for inference (weights and KV split over them, plus workspace and overhead)."""
     mem_opts = MemoryOptions(weights=weights or opts.weights, kv_cache=opts.kv_cache,
                              context=context if context is not None else opts.context, batch=opts.batch,
-                             group_size=opts.group_size, double_quant=opts.double_quant, num_devices=n, tp=n)
+                             group_size=opts.group_size, double_quant=opts.double_quant, bpw=opts.bpw, num_devices=n,
+                             tp=n)
     per = _per_device(model, mem_opts, [])
     layers = gpu_layers if gpu_layers is not None else opts.gpu_layers
     share = 1.0 if layers is None or layers >= model.layers else max(layers, 0) / model.layers
@@ -193,10 +195,11 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
     placement = sm.Placement(num_devices=n, split=split, gpu_layers=opts.gpu_layers, host_bandwidth_gb_s=host)
     if opts.workload == "decode":
         case = sm.Case("decode", opts.weights, opts.kv_cache, context=opts.context, batch=opts.batch, engine=engine,
-                       placement=placement, group_size=opts.group_size, double_quant=opts.double_quant)
+                       placement=placement, group_size=opts.group_size, double_quant=opts.double_quant, bpw=opts.bpw)
     else:
         case = sm.Case("prefill", opts.weights, opts.kv_cache, context=0, prompt=opts.context, batch=opts.batch,
-                       engine=engine, placement=placement, group_size=opts.group_size, double_quant=opts.double_quant)
+                       engine=engine, placement=placement, group_size=opts.group_size, double_quant=opts.double_quant,
+                       bpw=opts.bpw)
     t = sm.terms(model, device, case)
     if t.peak_tflops is None and opts.workload == "prefill":
         raise ValidationError([error(field, "error.no_peak_prefill", device=dev.name(device))])

@@ -61,7 +61,7 @@ FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "prefill_layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
     "allreduce": ("seconds", ("link",)),
     "allreduce_bytes": ("efficiency", ()),
-    "hop": ("seconds", ()),
+    "hop": ("seconds", ("link",)),
     "host_mem": ("efficiency", ()),
     "pcie_copy": ("efficiency", ()),
 }
@@ -70,6 +70,9 @@ FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
 UBATCH_TOKENS = {"llama.cpp": 512, "mlx": 2048}
 UBATCH_DEFAULT = 8192
 PCIE_ONE_WAY_GB_S = 32.0  # PCIe 4.0 x16, one direction, when a device states no host link
+# Thunderbolt 5, one direction: 80 Gb/s each way (Intel's announcement of 2023-09-12: "80Gbps bidirectional", 120
+# with Bandwidth Boost for displays; https://hothardware.com/news/intel-unveils-thunderbolt-5-with-a-massive-speed-increase-and-gaming-at-540hz).
+THUNDERBOLT_ONE_WAY_GB_S = 10.0
 ACTIVATION_BYTES = 2  # all-reduced activations are 16-bit
 
 
@@ -98,6 +101,7 @@ class Case:
     placement: Placement = field(default_factory=Placement)
     group_size: int = 128
     double_quant: bool = True
+    bpw: float | None = None  # EXL2/EXL3: target bits per weight (None: the format's default)
 
 
 @dataclass(frozen=True)
@@ -126,16 +130,20 @@ def sigmoid(z: float) -> float:
 def link_one_way_gb_s(device: dict) -> float:
     """One-way device-to-device bandwidth: vendors state NVLink and PCIe as both directions added."""
     link = device.get("interconnect")
+    kind = engines.link_class(device)
     if not link:
-        return PCIE_ONE_WAY_GB_S
+        return THUNDERBOLT_ONE_WAY_GB_S if kind == "thunderbolt" else PCIE_ONE_WAY_GB_S
+    if kind == "network":  # Ethernet and InfiniBand rates are per direction
+        return link["bandwidth_gb_s"]
     return link["bandwidth_gb_s"] / 2
 
 
-def input_embedding_bytes(model: ModelSpec, weights: str, group_size: int, double_quant: bool) -> float:
+def input_embedding_bytes(model: ModelSpec, weights: str, group_size: int, double_quant: bool,
+                          bpw: float | None = None) -> float:
     """Bytes of the input embedding table when it is a separate matrix (a decode step looks up one row, not all)."""
     if model.tied_embeddings:
         return 0.0
-    return model.vocab * model.hidden * bits_per_weight(weights, group_size, double_quant) / 8
+    return model.vocab * model.hidden * bits_per_weight(weights, group_size, double_quant, bpw=bpw) / 8
 
 
 def engine_peak(engine: str, device: dict, weights: str) -> tuple[dev.Peak | None, str | None]:
@@ -166,8 +174,8 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
     peak, peak_note = engine_peak(engine, device, case.weights)
     peak_flops = peak.tflops * 1e12 if peak else None
 
-    all_weights = weight_bytes(model, case.weights, case.group_size, case.double_quant)
-    embed_in = input_embedding_bytes(model, case.weights, case.group_size, case.double_quant)
+    all_weights = weight_bytes(model, case.weights, case.group_size, case.double_quant, case.bpw)
+    embed_in = input_embedding_bytes(model, case.weights, case.group_size, case.double_quant, case.bpw)
     layer_weights = max(all_weights - model.embedding_params * all_weights / model.params, 0.0)
     gpu_share = 1.0
     if place.gpu_layers is not None and place.gpu_layers < model.layers:

@@ -33,7 +33,7 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
         ("kernel", "workload=kernel", ("flops", "bytes")),
         ("placement", None, ("engine", "num_devices", "split", "gpu_layers", "host_bandwidth_gb_s")),
         ("cost", None, ("price_per_hour", "purchase_usd", "amortisation_years", "electricity_usd_per_kwh")),
-        ("efficiency", None, ("precision", "compute_efficiency", "memory_efficiency", "group_size", "double_quant")),
+        ("efficiency", None, ("precision", "compute_efficiency", "memory_efficiency", "group_size", "double_quant", "bpw")),
     ],
 }
 # Groups shown folded (``<details>``): options most readers leave alone.
