@@ -1,6 +1,6 @@
 """Data-set devices as the plain inputs of the ``charts`` package (build side).
 
-Every figure is read through ``atlas.fields.field_value``, so a chart shows the
+Every figure is read through ``calculators.fields.field_value``, so a chart shows the
 same number, unit and source as the tables. Units as in the data set: memory
 in GiB, bandwidth in GB/s, peaks in TFLOP/s (TOPS for integer precisions),
 TDP in W, prices in US$ (per hour for cloud prices).
@@ -9,9 +9,9 @@ TDP in W, prices in US$ (per hour for cloud prices).
 from __future__ import annotations
 
 import l10n
-from atlas.fields import PRECISIONS, field_value
 from atlas.frame import select_devices
 from atlas.kernel_tables import workloads as kernel_workloads
+from calculators.fields import PRECISIONS, field_value
 
 PURCHASE_PRICES = ("launch-msrp", "list", "street-range")
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas.fields import parse_field
 from atlas.tables import format_figure
+from calculators import demo_peaks
+from calculators.fields import parse_field
 from calculators.roofline import attainable_tflops, critical_intensity, matmul_intensity
-from kernels import devices, roofline, systolic
+from kernels import roofline, systolic
 from kernels.fused_common import OPS as FUSED_OPS
 from kernels.intensity_common import intensity as fma_intensity
 
@@ -84,7 +85,7 @@ def measurement_row(entry: dict, devices_by_id: dict, lang: str) -> str:
         who = f'{escape(device["name"])}'
     else:
         who = f'{escape(entry["device_name"])} <small>({escape(l10n.t(lang, "kernels.not_in_dataset"))})</small>'
-    peak = devices.peak(device, entry["demo"], entry["params"].get("precision")) if device else None
+    peak = demo_peaks.peak(device, entry["demo"], entry["params"].get("precision")) if device else None
     backend = f'{escape(l10n.t(lang, "kernels.backend." + entry["backend"]))} · {escape(l10n.t(lang, "kernels.platform." + entry["platform"]))}'
     measured_title = escape(l10n.t(lang, "kernels.measured_title", command=entry["command"]))
     cells = [
@@ -95,7 +96,7 @@ def measurement_row(entry: dict, devices_by_id: dict, lang: str) -> str:
     ]
     if peak:
         text = l10n.t(lang, "kernels.peak_figure", value=format_figure(peak["value"], lang), unit=unit, what=peak_label(peak, lang))
-        share = devices.percent_of(value, peak["value"])
+        share = demo_peaks.percent_of(value, peak["value"])
         cells.append(f'<td data-sort="{peak["value"]!r}" title="{escape(peak["source"] or "")}">{escape(text)}</td>')
         cells.append(f'<td data-sort="{share!r}" data-result="percent_of_peak">{escape(percent_text(share, lang))}</td>')
     else:
@@ -146,7 +147,7 @@ def measurements_table(
 
 
 def device_roof(devices_by_id: dict, device_id: str, precision: str, demo: str = "matmul") -> tuple[dict, dict, float]:
-    """(device, its peak for ``demo`` at ``precision`` as ``kernels.devices.peak`` gives it, bandwidth in GB/s).
+    """(device, its peak for ``demo`` at ``precision`` as ``calculators.demo_peaks.peak`` gives it, bandwidth in GB/s).
 
     ``demo`` "matmul" takes the matrix unit where stated, "intensity" the
     vector unit. ValueError if the device lacks the precision or a bandwidth.
@@ -154,7 +155,7 @@ def device_roof(devices_by_id: dict, device_id: str, precision: str, demo: str =
     if device_id not in devices_by_id:
         raise ValueError(f"unknown device id {device_id!r}")
     device = devices_by_id[device_id]
-    peak, bandwidth = devices.peak(device, demo, precision), devices.peak(device, "bandwidth")
+    peak, bandwidth = demo_peaks.peak(device, demo, precision), demo_peaks.peak(device, "bandwidth")
     if not (peak and bandwidth) or not peak["field"].startswith(precision + "."):
         raise ValueError(f"device {device_id!r} states no {precision} peak or no bandwidth")
     return device, peak, bandwidth["value"]

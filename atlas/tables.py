@@ -10,9 +10,9 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas.fields import NUMERIC_FIELDS, ComputeField, field_value, parse_field
 from atlas.frame import select_devices
 from atlas.safe import http_url, inline_text
+from calculators.fields import NUMERIC_FIELDS, ComputeField, field_value, parse_field
 
 DEFAULT_COLUMNS = ("name", "vendor", "launch_year", "memory", "bandwidth", "bf16.matrix.dense", "tdp", "sources")
 

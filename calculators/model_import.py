@@ -14,7 +14,8 @@ weight bytes in ``memory.weight_bytes`` (also used by ``speed``), which takes
 a model's ``file_weights``/``file_weight_bytes`` (the preset's ``"file"``
 block, set here) as the bytes of that format.
 
-:func:`import_entry` is the browser entry point ``calculators.import_model``.
+:func:`import_model` answers the browser entry point ``calculators.import_model``
+(``calcview.browser.import_model_entry``, with the catalog the worker fetched).
 """
 
 from __future__ import annotations
@@ -213,13 +214,3 @@ def import_model(payload: dict, catalog=None) -> dict:
             return response
         out["result"] = response["result"]
     return out
-
-
-def import_entry(payload: dict) -> dict:
-    """Entry point ``calculators.import_model`` of the in-page runtime (the catalog the worker fetched)."""
-    catalog = None
-    if isinstance(payload, dict) and payload.get("command"):
-        from calcview.browser import catalog as browser_catalog
-
-        catalog = browser_catalog()
-    return import_model(payload, catalog)

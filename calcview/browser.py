@@ -7,6 +7,7 @@ the catalog is read from it once and kept for the page's lifetime.
 from __future__ import annotations
 
 import pyweb
+from calculators import model_import
 from calculators.catalog import Catalog
 from calcview import render
 
@@ -20,6 +21,12 @@ def catalog() -> Catalog:
         with open(pyweb.data_path("atlas-data.json"), encoding="utf-8") as fh:
             _catalog = Catalog.from_json(fh.read())
     return _catalog
+
+
+def import_model_entry(payload: dict) -> dict:
+    """Entry point ``calculators.import_model``: a reader's config.json or GGUF header, estimated with this catalog."""
+    wants_estimate = isinstance(payload, dict) and bool(payload.get("command"))
+    return model_import.import_model(payload, catalog() if wants_estimate else None)
 
 
 def render_entry(payload: dict) -> dict:

@@ -1,4 +1,4 @@
-"""Which device is this, and what does the data set say its peak is?
+"""Which device is this? The runtime's name matched to the data set.
 
 The demos report the name the runtime gives the device (CUDA device name,
 JAX ``device_kind`` of a TPU, the CPU's model name) and match it to an id in
@@ -6,22 +6,9 @@ JAX ``device_kind`` of a TPU, the CPU's model name) and match it to an id in
 case and repeated spaces), so a contributor who adds a device adds its names
 in the same file. ``--device <id>`` overrides the match. Peaks are never
 typed here: they are read from the data set through
-``atlas.fields.field_value``, the same lookup the site's tables use.
+``calculators.fields.field_value``, the same lookup the site's tables use.
 
-Which figure a demo compares against (``peak``):
-
-- ``bandwidth`` and ``fused``: ``bandwidth``, peak memory bandwidth in GB/s
-  (10^9 bytes/s);
-- ``matmul``: the *dense* peak of the precision in TFLOP/s (10^12
-  operations/s), found by the estimators' one lookup
-  (``calculators.devices.peak``): the matrix unit's figure where the device
-  states one (tensor cores, MXU; for FP32 only some, e.g. AMD Instinct, do),
-  else the vector unit's (CUDA cores, SIMD lanes: NVIDIA's plain FP32, since
-  frameworks switch TF32 off unless asked, and TF32 is its own precision);
-  half the sparse figure where the vendor publishes only that (H200); a
-  fallback precision, named in ``field``, where the device lacks the one run;
-- ``intensity``: the dense FP32 *vector* figure, because an element-wise FMA
-  chain never runs on matrix units.
+Which figure a demo compares with is decided by ``calculators.demo_peaks``.
 """
 
 from __future__ import annotations
@@ -111,59 +98,3 @@ def resolve_device(reported: str, devices: dict, override: str | None = None) ->
         raise UnknownDevice(f"--device {override!r} is not a device id in data/hardware/{hint}")
     found = match_name(reported, devices)
     return (found, "detected") if found else (None, None)
-
-
-PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
-
-
-def peak(device: dict, demo: str, precision: str | None = None) -> dict | None:
-    """The figure a ``demo`` result is compared with, or None when the device states nothing usable.
-
-    Returns ``{"value", "unit", "field", "source", "from_sparse", "requested"}``:
-    ``unit`` is "gb_s" (GB/s) for bandwidth, "tflops" (TFLOP/s; TOPS for
-    integers) for compute; ``field`` names the data-set figure
-    ("bandwidth", "bf16.matrix.dense", ...); ``source`` is the URL it cites;
-    ``from_sparse`` is the vendor's sparse figure when the dense peak is half
-    of it (the vendor publishes nothing else); ``requested`` is the precision
-    asked for (``field`` may hold a fallback). Compute peaks come from the
-    estimators' one lookup, ``calculators.devices``.
-    """
-    from atlas.fields import field_value
-    from calculators import devices as estimator
-
-    if demo in ("bandwidth", "fused"):
-        value = field_value(device, "bandwidth")
-        return _peak(device, value, estimator.bandwidth_bytes_s(device) / 1e9, "gb_s", "bandwidth", None, None)
-    if demo not in ("matmul", "intensity"):
-        raise ValueError(f"unknown demo {demo!r}")
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
-    if demo == "intensity":  # an element-wise FMA chain runs on the vector unit, whatever matrix units exist
-        tflops = estimator.dense_figure(device, precision, "vector")
-        field = f"{precision}.vector.dense"
-        return _peak(device, field_value(device, field), tflops, "tflops", field, None, precision) if tflops else None
-    found = estimator.peak(device, precision)
-    if found is None or found.scaled_from:  # a measurement is compared with a figure the vendor states, not an estimate
-        return None
-    field = f"{found.precision}.{found.unit}.dense"
-    cited = field_value(device, f"{found.precision}.{found.unit}.{'sparse' if found.from_sparse else 'dense'}")
-    return _peak(device, cited, found.tflops, "tflops", field, found.from_sparse, precision)
-
-
-def _peak(device, cited, value, unit, field, from_sparse, requested) -> dict:
-    source = device.get("sources", {}).get(cited.source, {}) if cited else {}
-    return {
-        "value": value,
-        "unit": unit,
-        "field": field,
-        "source": source.get("url"),
-        "from_sparse": from_sparse,
-        "requested": requested,
-    }
-
-
-def percent_of(achieved: float, peak_value: float) -> float:
-    """Achieved as a percentage of peak (both in the same unit)."""
-    if not peak_value > 0:
-        raise ValueError(f"peak must be positive, got {peak_value!r}")
-    return 100.0 * achieved / peak_value

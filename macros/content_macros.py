@@ -12,11 +12,11 @@ from html import escape
 
 import l10n
 from atlas import chart_estimates, glossary
-from atlas.fields import field_number as figure
-from atlas.fields import field_value
 from atlas.safe import inline_text
 from atlas.tables import field_label
 from calculators import roofline
+from calculators.fields import field_number as figure
+from calculators.fields import field_value
 
 
 def derived_span(text: str, title: str, kind: str) -> str:

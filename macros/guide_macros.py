@@ -17,9 +17,9 @@ from html import escape
 
 import l10n
 from atlas import prices
-from atlas.fields import field_number
 from atlas.reference_prices import electricity_price as lookup_price
 from calculators.energy import HOURS_PER_YEAR, energy_cost, energy_kwh
+from calculators.fields import field_number
 
 
 def yearly_kwh(device: dict, hours_per_day: float) -> float:

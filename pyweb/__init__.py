@@ -50,7 +50,7 @@ PACKAGE_FILES: dict[str, tuple[str, ...]] = {
 ENTRY_POINTS: dict[str, str] = {
     "pyweb.ping": "pyweb:ping",
     "calculators.render": "calcview.browser:render_entry",
-    "calculators.import_model": "calculators.model_import:import_entry",
+    "calculators.import_model": "calcview.browser:import_model_entry",
     "kernels.systolic": "kernelview.browser:systolic_entry",
     "kernels.roofline": "kernelview.browser:roofline_entry",
 }

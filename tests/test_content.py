@@ -13,10 +13,10 @@ import yaml
 import l10n
 from atlas import glossary
 from atlas.export import export_dataset
-from atlas.fields import field_value
 from calculators import roofline
 from calculators.api import handle
 from calculators.catalog import Catalog
+from calculators.fields import field_value
 from calculators.inputs import BY_NAME
 from conftest import REPO_ROOT
 from page_structure import skeleton

@@ -640,8 +640,9 @@ def test_entry_point_asks_for_more_then_estimates_with_exact_bytes(files, export
 
 def test_entry_point_is_registered():
     import pyweb
+    from calcview import browser
 
-    assert pyweb.resolve("calculators.import_model") is model_import.import_entry
+    assert pyweb.resolve("calculators.import_model") is browser.import_model_entry
     answer = json.loads(pyweb.call("calculators.import_model", json.dumps({"gguf_prefix_b64": "!!"})))
     assert answer["ok"] is False and answer["errors"][0]["key"] == "import.gguf.bad_base64"
 

@@ -243,7 +243,7 @@ def test_known_roofline_figures():
 
 
 def test_explorer_peak_agrees_with_the_roofline_tables_for_every_device(dataset):
-    from kernels.devices import PRECISIONS  # what the demos and the build-time tables look up
+    from calculators.demo_peaks import PRECISIONS  # what the demos and the build-time tables look up
 
     for device_id in dataset.devices:
         for precision in PRECISIONS:

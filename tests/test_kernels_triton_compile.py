@@ -21,7 +21,7 @@ import re
 import pytest
 from test_kernels_backends import need
 
-from kernels import devices
+from calculators import demo_peaks
 
 pytestmark = pytest.mark.kernels
 
@@ -196,7 +196,7 @@ def test_matmul_compiles_fits_and_uses_the_matrix_units_it_is_compared_with(gpu,
     family = GPUS[gpu][5]
     compared_with_matrix_unit = {
         precision: any(
-            (found := devices.peak(dataset.devices[d], "matmul", precision)) and found["field"].startswith(f"{precision}.matrix.")
+            (found := demo_peaks.peak(dataset.devices[d], "matmul", precision)) and found["field"].startswith(f"{precision}.matrix.")
             for d in GPUS[gpu][4]
         )
         for precision in MATMUL_PRECISIONS

@@ -7,7 +7,7 @@ once every entry is valid on its own: the device id exists in
 ``data/hardware/``, and the result does not beat that device's peak by more
 than ``PEAK_TOLERANCE`` — a result above the peak means
 the wrong device, a sparse figure, or a mistake in the kernel's counting.
-Which peak a demo compares against is decided by ``kernels.devices.peak``.
+Which peak a demo compares against is decided by ``calculators.demo_peaks.peak``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import datetime
 import difflib
 
 from atlas.checks.common import not_in_future
-from kernels.devices import peak
+from calculators.demo_peaks import peak
 
 # A measurement may exceed the data set's peak by at most 5 %: vendors quote
 # peaks at boost clock, and a short run can be a little faster than the figure
@@ -28,7 +28,7 @@ def demo_commands(demo: str, backend: str) -> tuple[str, ...]:
     """Substrings one of which the command of a ``demo``/``backend`` measurement must contain."""
     if backend == "cuda":
         return (f"kernels/{demo}_cuda.cu", f"python -m kernels run {demo} cuda", f"{demo}_cuda")
-    return (f"kernels/{demo}_{backend}.py", f"python -m kernels run {demo} {backend}")
+    return (f"kernels/{demo}_{backend}.py", f"kernels.{demo}_{backend}", f"python -m kernels run {demo} {backend}")
 
 
 def measurement_problems(entry: dict, today: datetime.date | None = None) -> list[tuple[tuple, str]]:
