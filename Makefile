@@ -11,11 +11,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup serve build validate test test-kernels kernels-setup chromium clean bench new-device lint fit
+.PHONY: help setup serve build validate test test-fast test-kernels kernels-setup chromium clean bench new-device lint fit
 
 help:
 	@echo "make serve     set up and serve the site (English at /, German at /de/)"
 	@echo "make test      set up and run all tests (installs Debian's chromium if missing)"
+	@echo "make test-fast unit and property tests only: no site build, no browser, no kernel backends"
 	@echo "make build     build the site into site/ (strict)"
 	@echo "make validate  check the data set only"
 	@echo "make lint      ruff over all Python (also part of make test)"
@@ -24,10 +25,11 @@ help:
 	@echo "make new-device ID=rtx-5080 VENDOR_FOLDER=nvidia VENDOR=NVIDIA NAME='NVIDIA GeForce RTX 5080' KIND=gpu [LIKE=rtx-5090]"
 	@echo "make test-kernels  install the kernel-demo backends (requirements-kernels.txt) and run their tests"
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -69,6 +71,9 @@ new-device: $(VENV)/.installed
 test: setup chromium kernels-setup
 	$(PY) -m pytest
 
+test-fast: $(VENV)/.installed
+	$(PY) -m pytest -q -m "not browser and not slow and not kernels"
+
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 
@@ -77,4 +82,4 @@ clean:
 
 bench: setup chromium
 	$(VENV)/bin/mkdocs build --strict --quiet --site-dir bench/tmp/site
-	$(PY) bench/calculators.py --site bench/tmp/site
+	$(PY) -m bench.calculators --site bench/tmp/site

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from atlas import REPO_ROOT
 from atlas.checks.common import text_problems
 from atlas.checks.devices import device_problems, runtime_name_key
 from atlas.checks.host_memory import host_memory_problems
@@ -29,7 +30,6 @@ from atlas.yamlfile import YamlSyntaxError, read_yaml
 _ID_LINE = re.compile(r"^id:\s*['\"]?([a-z0-9][a-z0-9.-]*)")
 _KEY_LINE = re.compile(r"^\s*(?:-\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*:")
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = REPO_ROOT / "data"
 
 

@@ -15,7 +15,7 @@ import io
 import zipfile
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from atlas import REPO_ROOT
 
 # Files of the pinned npm package that the browser needs. The lock file is
 # written trimmed (see ``pyodide_lock``), the rest is copied as it is.

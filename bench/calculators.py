@@ -15,7 +15,7 @@ cache each (medians):
   runtime starts on page load (default) or only on that first focus.
 
 Writes ``bench/results.json`` and prints a table. Usage:
-``python bench/calculators.py --site SITE_DIR [--runs 5]``.
+``python -m bench.calculators --site SITE_DIR [--runs 5]`` (from the repository root).
 """
 
 from __future__ import annotations
@@ -33,9 +33,8 @@ import sys
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT / "tests"))
-from conftest import CHROMIUM, CHROMIUM_ARGS, _QuietHandler  # noqa: E402
+from atlas import REPO_ROOT
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS, _QuietHandler
 
 VRAM = "/calculators/vram/"
 CONTENT = "/compare/"

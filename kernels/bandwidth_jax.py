@@ -7,14 +7,10 @@ JAX arrays are immutable: each call writes a new output array, and XLA
 compiles the triad into one fused kernel, so the bytes counted are the
 bytes moved.
 
-    python kernels/bandwidth_jax.py --kernel triad --size 268435456
+    python -m kernels.bandwidth_jax --kernel triad --size 268435456
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import jax
 import jax.numpy as jnp

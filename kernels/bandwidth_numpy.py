@@ -9,14 +9,10 @@ be far larger than the last-level cache, or the demo measures the cache.
 NumPy computes the triad in two passes (s * c into a scratch array, then the
 add), so it moves more bytes than it is credited with: expect less than copy.
 
-    python kernels/bandwidth_numpy.py --kernel triad --size 50000000
+    python -m kernels.bandwidth_numpy --kernel triad --size 50000000
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 

@@ -7,14 +7,10 @@ torch.add(b, c, alpha=s) computes the triad in one kernel, so the bytes
 counted are the bytes moved. Use arrays far larger than the GPU's L2 cache
 (tens of MB on current GPUs), or the demo measures the cache.
 
-    python kernels/bandwidth_torch.py --kernel triad --size 268435456
+    python -m kernels.bandwidth_torch --kernel triad --size 268435456
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 

@@ -7,14 +7,10 @@ Each program instance handles BLOCK consecutive elements; the loads and
 stores are contiguous, so the hardware can coalesce them into wide memory
 transactions. Set TRITON_INTERPRET=1 to run on the CPU (correctness only).
 
-    python kernels/bandwidth_triton.py --kernel triad --size 268435456
+    python -m kernels.bandwidth_triton --kernel triad --size 268435456
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 import triton

@@ -6,16 +6,12 @@ softmax, 10 for layer norm). Fused: the same steps inside ONE jax.jit
 function; XLA fuses them into kernels that keep rows on chip (2 passes in
 the ideal case).
 
-    python kernels/fused_jax.py --rows 32768 --cols 8192
-    python kernels/fused_jax.py --op layernorm --rows 32768 --cols 8192
+    python -m kernels.fused_jax --rows 32768 --cols 8192
+    python -m kernels.fused_jax --op layernorm --rows 32768 --cols 8192
 """
 
 import sys
 from functools import partial
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import jax
 import jax.numpy as jnp

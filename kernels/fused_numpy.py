@@ -11,16 +11,12 @@ with a row in registers or shared memory.
 The headline is the fused version's effective bandwidth (2 passes over its
 time) against the device's peak memory bandwidth.
 
-    python kernels/fused_numpy.py --rows 8192 --cols 4096
-    python kernels/fused_numpy.py --op layernorm --rows 8192 --cols 4096
+    python -m kernels.fused_numpy --rows 8192 --cols 4096
+    python -m kernels.fused_numpy --op layernorm --rows 8192 --cols 4096
 """
 
 import sys
 from functools import partial
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 

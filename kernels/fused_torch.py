@@ -13,16 +13,12 @@ output kernel, which read x twice.) The ratio of the two times approaches
 the ratio of the traffic (4x for softmax, 5x for layer norm) when both are
 memory-bound.
 
-    python kernels/fused_torch.py --rows 32768 --cols 8192
-    python kernels/fused_torch.py --op layernorm --rows 32768 --cols 8192
+    python -m kernels.fused_torch --rows 32768 --cols 8192
+    python -m kernels.fused_torch --op layernorm --rows 32768 --cols 8192
 """
 
 import sys
 from functools import partial
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 

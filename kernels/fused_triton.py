@@ -9,15 +9,11 @@ memory, against 8 (softmax) or 10 (layer norm) for the separate PyTorch
 operations of kernels/fused_torch.py, which this demo times as the unfused
 baseline. Set TRITON_INTERPRET=1 to check it on the CPU.
 
-    python kernels/fused_triton.py --rows 32768 --cols 8192
-    python kernels/fused_triton.py --op layernorm --rows 32768 --cols 8192
+    python -m kernels.fused_triton --rows 32768 --cols 8192
+    python -m kernels.fused_triton --op layernorm --rows 32768 --cols 8192
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 import triton

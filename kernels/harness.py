@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from calculators import demo_peaks
 from calculators.roofline import attainable_tflops
 from kernels import REPO_ROOT, devices
 
@@ -133,10 +134,12 @@ def command(argv: list[str] | None, script: str) -> str:
     """The command line that reproduces this run, as a reader would type it."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        rel = Path(script).resolve().relative_to(REPO_ROOT).as_posix()
+        rel = Path(script).resolve().relative_to(REPO_ROOT)
     except ValueError:
-        rel = script
-    return shlex.join(["python", rel, *args])
+        return shlex.join(["python", script, *args])
+    if rel.suffix == ".py" and rel.parts[0] == "kernels":  # runs from a checkout, installed or not
+        return shlex.join(["python", "-m", ".".join(rel.with_suffix("").parts), *args])
+    return shlex.join(["python", rel.as_posix(), *args])
 
 
 def finish(
@@ -211,7 +214,7 @@ def build_result(
         print(f"error: {exc}", file=sys.stderr)
         return None
     precision = params.get("precision")
-    peak = devices.peak(devices_by_id[device_id], demo, precision) if device_id else None
+    peak = demo_peaks.peak(devices_by_id[device_id], demo, precision) if device_id else None
     percent = None
     if device_id is None and devices_by_id:
         notes.append(f"no device in the data set matches {device_name!r}; pass --device <id> to compare with one")
@@ -222,9 +225,9 @@ def build_result(
     if peak and precision and not peak["field"].startswith(precision + "."):
         notes.append(f"{device_id} states no {precision} figure; compared with {peak['field']} instead")
     if peak:
-        percent = devices.percent_of(achieved, peak["value"])
+        percent = demo_peaks.percent_of(achieved, peak["value"])
     details = dict(details or {})
-    bandwidth = devices.peak(devices_by_id[device_id], "bandwidth") if device_id else None
+    bandwidth = demo_peaks.peak(devices_by_id[device_id], "bandwidth") if device_id else None
     if peak and bandwidth and "points" in details:
         details["points"] = [roofline_point(pt, peak["value"], bandwidth["value"]) for pt in details["points"]]
     if not check_result["passed"]:

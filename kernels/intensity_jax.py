@@ -6,15 +6,11 @@ kernels/intensity_common.py). Under jax.jit, XLA fuses the whole chain into
 one element-wise kernel, so memory traffic stays 8 bytes per element while
 the arithmetic grows with FMAS.
 
-    python kernels/intensity_jax.py --size 268435456 --fmas 1,4,16,64,256
+    python -m kernels.intensity_jax --size 268435456 --fmas 1,4,16,64,256
 """
 
 import sys
 from functools import partial
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import jax
 import numpy as np

@@ -12,14 +12,10 @@ last write reach main memory. The in-cache passes still cost time, so NumPy
 stays well below the roofline; the fused JAX, Triton and CUDA C versions
 show the true shape.
 
-    python kernels/intensity_numpy.py --size 20000000 --fmas 1,4,16,64,256
+    python -m kernels.intensity_numpy --size 20000000 --fmas 1,4,16,64,256
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 

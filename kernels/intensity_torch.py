@@ -9,14 +9,10 @@ ridge point the time is flat (memory-bound), above it it grows with FMAS.
 Eager mode (the default off CUDA, or --mode eager) runs one operation at a
 time on cache-sized chunks instead, like the NumPy version.
 
-    python kernels/intensity_torch.py --size 268435456 --fmas 1,4,16,64,256
+    python -m kernels.intensity_torch --size 268435456 --fmas 1,4,16,64,256
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 

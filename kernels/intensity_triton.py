@@ -8,14 +8,10 @@ loop unrolled. Below the ridge point the time is the memory traffic; above
 it the FMA units are the limit, and achieved TFLOP/s approaches the FP32
 vector peak. Set TRITON_INTERPRET=1 to check it on the CPU.
 
-    python kernels/intensity_triton.py --size 268435456 --fmas 1,4,16,64,256
+    python -m kernels.intensity_triton --size 268435456 --fmas 1,4,16,64,256
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 import triton

@@ -8,15 +8,11 @@ vector-unit peak); tf32 asks for the tensor cores' TF32 mode on GPUs.
 FP8 operands (E4M3, in the encoding the GPU takes) are multiplied with FP32
 accumulation where the backend supports it; a GPU without FP8 gets a message.
 
-    python kernels/matmul_jax.py --precision bf16 --size 8192
+    python -m kernels.matmul_jax --precision bf16 --size 8192
 """
 
 import sys
 from functools import partial
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import jax
 import jax.numpy as jnp

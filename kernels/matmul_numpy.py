@@ -5,14 +5,10 @@ operations (one multiply and one add per term). Achieved TFLOP/s is that
 count over the median time, compared with the CPU's dense vector (SIMD) peak
 at the same precision, if the data set has this CPU.
 
-    python kernels/matmul_numpy.py --precision fp32 --size 4096
+    python -m kernels.matmul_numpy --precision fp32 --size 4096
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 

@@ -9,14 +9,10 @@ BF16 output; a GPU without FP8 gets a message, not a traceback. The result is co
 precision: the matrix-unit figure for TF32/BF16/FP16/FP8, the vector-unit
 figure for FP32/FP64.
 
-    python kernels/matmul_torch.py --precision bf16 --size 8192
+    python -m kernels.matmul_torch --precision bf16 --size 8192
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 

@@ -8,14 +8,10 @@ kernel asks tl.dot for IEEE FP32 (no TF32), for tf32 it allows TF32.
 2 * N**3 operations per product; compared with the dense peak of the
 precision. Set TRITON_INTERPRET=1 to check it on the CPU (small sizes).
 
-    python kernels/matmul_triton.py --precision bf16 --size 8192
+    python -m kernels.matmul_triton --precision bf16 --size 8192
 """
 
 import sys
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 import triton

@@ -25,12 +25,8 @@ from __future__ import annotations
 
 import math
 import sys
-from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from calculators.roofline import attainable_tflops, bound, critical_intensity  # noqa: E402
+from calculators.roofline import attainable_tflops, bound, critical_intensity
 
 
 # Arithmetic intensity of two example kernels, from their operation and byte
@@ -109,7 +105,7 @@ def log_intensities(low: float = 0.125, high: float = 1024, per_octave: int = 1)
 
 if __name__ == "__main__":  # a quick look from the command line: peak TFLOP/s, bandwidth GB/s, intensity
     if len(sys.argv) != 4:
-        sys.exit("usage: python kernels/roofline.py PEAK_TFLOPS BANDWIDTH_GB_S INTENSITY")
+        sys.exit("usage: python -m kernels.roofline PEAK_TFLOPS BANDWIDTH_GB_S INTENSITY")
     try:
         for key, value in explore(*sys.argv[1:4]).items():
             print(f"{key}: {value}")

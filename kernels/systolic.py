@@ -169,7 +169,7 @@ def frame_text(frame: dict) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # a small demo: python kernels/systolic.py [size] [m]
+if __name__ == "__main__":  # a small demo: python -m kernels.systolic [size] [m]
     import random
     import sys
 

@@ -9,16 +9,11 @@ The policy itself is in ``atlas/csp.py``.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from atlas import csp  # noqa: E402
+from atlas import csp
 
 
 @event_priority(-110)  # last: after every plugin that changes the page

@@ -7,18 +7,11 @@ into ``docs/``, and land in ``downloads/`` of the site for both languages.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from atlas.dataset import load_dataset  # noqa: E402
-from atlas.downloads import download_files  # noqa: E402
+from atlas.dataset import load_dataset
+from atlas.downloads import download_files
 
 
 @event_priority(-100)  # after mkdocs-static-i18n, which expects every file it sorts to exist on disk

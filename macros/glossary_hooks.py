@@ -9,14 +9,7 @@ mkdocs-static-i18n builds each language with ``theme.language`` set to it.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from atlas.glossary import abbreviation_markdown  # noqa: E402
+from atlas.glossary import abbreviation_markdown
 
 
 def on_page_markdown(markdown, page, config, files, **kwargs):

@@ -8,19 +8,13 @@ stops the build with one line per problem and leaves no partial site.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from mkdocs.exceptions import Abort
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from atlas.dataset import load_dataset  # noqa: E402
-from atlas.errors import DataValidationError  # noqa: E402
+from atlas import REPO_ROOT
+from atlas.dataset import load_dataset
+from atlas.errors import DataValidationError
 
 NODE_MODULES = REPO_ROOT / "node_modules"
 

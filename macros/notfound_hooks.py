@@ -9,16 +9,11 @@ each other language's page to ``/<lang>/404.html``.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from l10n import DEFAULT_LANGUAGE  # noqa: E402
+from l10n import DEFAULT_LANGUAGE
 
 
 @event_priority(-120)  # after csp_hooks.py (-110) has put the policy into the page

@@ -9,19 +9,14 @@ calculators) ever load them; see ``atlas/webbundle.py``.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from mkdocs.exceptions import Abort
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from atlas import webbundle  # noqa: E402
-from atlas.dataset import load_dataset  # noqa: E402
+from atlas import webbundle
+from atlas.dataset import load_dataset
 
 
 @event_priority(-100)  # after mkdocs-static-i18n, which expects every file to exist on disk

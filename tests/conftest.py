@@ -1,4 +1,4 @@
-"""Shared fixtures: the repository root on sys.path, the data set, and one
+"""Shared fixtures: the repository root, the data set, and one
 built site per test session (both languages), served on a free local port."""
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+from atlas import REPO_ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -143,3 +141,13 @@ def copy_repo_for_build(dest: Path) -> Path:
             shutil.copytree(REPO_ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
     (dest / "node_modules").symlink_to(REPO_ROOT / "node_modules")
     return dest
+
+
+# Fixtures that build or serve the whole site: a test using one is slow ('make test-fast' leaves it out).
+SITE_FIXTURES = {"built_site", "site_server", "site_dir", "hostile_site"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

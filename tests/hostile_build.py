@@ -10,13 +10,9 @@ instead, and runs ``mkdocs build --strict``. Used by ``test_injection_site.py``.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE)]
-
-import atlas.dataset  # noqa: E402
-from hostile import mixed_hostile_dataset  # noqa: E402
+import atlas.dataset  # the project is installed (make setup); run as a script, tests/ is first on sys.path
+from hostile import mixed_hostile_dataset
 
 HOSTILE = mixed_hostile_dataset(atlas.dataset.load_dataset())
 atlas.dataset.load_dataset = lambda *args, **kwargs: HOSTILE  # what every hook and macro module imports

@@ -20,7 +20,7 @@ def test_bench_completes_one_run(built_site, tmp_path):
     site = tmp_path / "site"
     shutil.copytree(built_site, site)  # the benchmark writes its baseline worker file into the site
     out = tmp_path / "results.json"
-    cmd = [sys.executable, "bench/calculators.py", "--site", str(site), "--runs", "1", "--out", str(out)]
+    cmd = [sys.executable, "-m", "bench.calculators", "--site", str(site), "--runs", "1", "--out", str(out)]
     done = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ready / bare loadPyodide" in done.stdout

@@ -1,4 +1,4 @@
-"""Charts from the data set: chart inputs read through atlas.fields, and the charts on the built pages."""
+"""Charts from the data set: chart inputs read through calculators.fields, and the charts on the built pages."""
 
 import re
 import sys
@@ -143,9 +143,8 @@ class _Env:
 
 
 def chart_macros(dataset, lang):
-    sys.path.insert(0, str(REPO_ROOT / "macros"))  # as macros/main.py does
-    import charts_macros
-    from macro_context import Context
+    from macros import charts_macros
+    from macros.macro_context import Context
 
     env = _Env()
     charts_macros.register(env, Context(dataset=dataset, lang=lambda: lang))

@@ -4,19 +4,15 @@ number here is compared with a direct call of ``calculators.api.handle``."""
 from __future__ import annotations
 
 import re
-import sys
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from conftest import REPO_ROOT
-
-sys.path.insert(0, str(REPO_ROOT / "macros"))
-import estimate_macros as em  # noqa: E402
-
 from atlas.export import export_dataset  # noqa: E402
 from calculators.api import handle  # noqa: E402
 from calculators.catalog import Catalog  # noqa: E402
+from conftest import REPO_ROOT
+from macros import estimate_macros as em
 
 
 @pytest.fixture(scope="module")

@@ -3,18 +3,14 @@ its cost at sourced electricity prices (``calculators.energy``) — and the date
 price table, with known values."""
 
 import re
-import sys
 
 import pytest
 
 from atlas import prices
-from atlas.fields import field_number
 from atlas.reference_prices import ELECTRICITY_PRICES, electricity_price
 from calculators.energy import energy_cost
-from conftest import REPO_ROOT
-
-sys.path.insert(0, str(REPO_ROOT / "macros"))
-import guide_macros  # noqa: E402
+from calculators.fields import field_number
+from macros import guide_macros
 
 
 def test_field_number_of_a_missing_value_is_an_error(dataset):

@@ -121,8 +121,8 @@ class FakeEnv:
 
 
 def registered_macros(dataset, lang: str) -> dict:
-    import main as macros_main  # macros/main.py, on sys.path through conftest
-    from macro_context import Context
+    from macros import main as macros_main
+    from macros.macro_context import Context
 
     env = FakeEnv(lang)
     ctx = Context(dataset=dataset, lang=lambda: lang)
@@ -143,15 +143,6 @@ def site_markdown():
 def render(text: str) -> str:
     extensions, configs = site_markdown()
     return markdown.Markdown(extensions=extensions, extension_configs=configs).convert(text)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _macros_on_path():
-    import sys
-
-    path = str(REPO_ROOT / "macros")
-    if path not in sys.path:
-        sys.path.insert(0, path)
 
 
 def test_every_macro_has_a_hostile_call(dataset):

@@ -17,7 +17,7 @@ def entry(**changes):
         "result": {"value": 742.05, "unit": "tflops"},
         "software": {"python": "3.12.3", "torch": "2.11.0"},
         "date": "2026-11-30",
-        "command": "python kernels/matmul_torch.py --precision bf16 --size 8192 --json",
+        "command": "python -m kernels.matmul_torch --precision bf16 --size 8192 --json",
     }
     base.update(changes)
     return base

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 import l10n
+from calculators import demo_peaks
 from conftest import REPO_ROOT
 from kernels import (
     BACKENDS,
@@ -103,40 +104,40 @@ def test_override_must_exist(dataset):
     ],
 )
 def test_peak_is_the_dense_figure_on_the_right_unit(dataset, device_id, demo, precision, field, value):
-    found = devices.peak(dataset.device(device_id), demo, precision)
+    found = demo_peaks.peak(dataset.device(device_id), demo, precision)
     assert (found["field"], found["value"], found["from_sparse"]) == (field, value, None)
     assert found["source"].startswith("https://")
 
 
 def test_h200_dense_peak_is_half_its_only_published_sparse_figure(dataset):
     """NVIDIA's H200 datasheet states tensor figures with sparsity only; the estimators' lookup halves them."""
-    found = devices.peak(dataset.device("h200-sxm"), "matmul", "bf16")
+    found = demo_peaks.peak(dataset.device("h200-sxm"), "matmul", "bf16")
     assert found["from_sparse"] == 1979 and found["value"] == pytest.approx(989.5)
     assert found["field"] == "bf16.matrix.dense"
 
 
 def test_fp32_matrix_figure_is_used_where_stated_but_never_for_the_fma_chain(dataset):
     mi300x = dataset.device("mi300x")
-    assert devices.peak(mi300x, "matmul", "fp32")["field"] == "fp32.matrix.dense"
-    assert devices.peak(mi300x, "intensity", "fp32")["field"] == "fp32.vector.dense"
+    assert demo_peaks.peak(mi300x, "matmul", "fp32")["field"] == "fp32.matrix.dense"
+    assert demo_peaks.peak(mi300x, "intensity", "fp32")["field"] == "fp32.vector.dense"
 
 
 def test_missing_precision_falls_back_and_says_so(dataset):
-    found = devices.peak(dataset.device("a100-sxm-80gb"), "matmul", "fp8")  # A100 has no FP8
+    found = demo_peaks.peak(dataset.device("a100-sxm-80gb"), "matmul", "fp8")  # A100 has no FP8
     assert found["field"] == "bf16.matrix.dense" and found["requested"] == "fp8"
 
 
 def test_unknown_precision_or_demo():
     with pytest.raises(ValueError, match="unknown precision"):
-        devices.peak({}, "matmul", "fp7")
+        demo_peaks.peak({}, "matmul", "fp7")
     with pytest.raises(ValueError, match="unknown demo"):
-        devices.peak({}, "gemm", "bf16")
+        demo_peaks.peak({}, "gemm", "bf16")
 
 
 def test_percent_of_peak():
-    assert devices.percent_of(742.05, 989.4) == pytest.approx(75.0)
+    assert demo_peaks.percent_of(742.05, 989.4) == pytest.approx(75.0)
     with pytest.raises(ValueError):
-        devices.percent_of(1, 0)
+        demo_peaks.percent_of(1, 0)
 
 
 # --- result objects ---------------------------------------------------------------------------
@@ -153,7 +154,7 @@ def result(dataset, name="NVIDIA H100 80GB HBM3", achieved=742.05, demo="matmul"
         unit="tflops",
         check_result=check or harness.check(1e-3, 1.5e-2),
         software={"python": "3.11"},
-        command_line="python kernels/matmul_torch.py",
+        command_line="python -m kernels.matmul_torch",
         details=details,
         override=override,
         devices_by_id=dataset.devices,
@@ -291,8 +292,8 @@ def test_bad_systolic_input(value, key):
 
 def test_in_page_modules_need_only_the_standard_library(tmp_path):
     code = (
-        "import sys; sys.path.insert(0, 'kernels'); import roofline, systolic; "
-        "third = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'yaml', 'jsonschema', 'atlas', 'kernels', 'torch', 'jax')); "
+        "import sys; sys.path.insert(0, '.'); from kernels import roofline, systolic; "  # -I -S: only the checkout
+        "third = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'yaml', 'jsonschema', 'atlas', 'torch', 'jax')); "
         "print(third, roofline.critical_intensity(989.4, 3350) > 295, systolic.cycles(4, 4, 4, 4))"
     )
     done = subprocess.run([sys.executable, "-I", "-S", "-c", code], cwd=REPO_ROOT, capture_output=True, text=True)
@@ -340,7 +341,7 @@ def test_numpy_demo_runs_and_checks_its_result(demo, options, unit):
     assert out["achieved"]["unit"] == unit and out["achieved"]["value"] > 0
     assert out["device"]["id"] == "h100-sxm" and out["device"]["matched_by"] == "override"
     assert 0 < out["percent_of_peak"] < 100 + PEAK_TOLERANCE_PERCENT
-    assert out["command"].startswith(f"python kernels/{demo}_numpy.py ")
+    assert out["command"].startswith(f"python -m kernels.{demo}_numpy ")
 
 
 def test_numpy_demo_without_a_match_reports_the_figure_alone(dataset):
@@ -386,7 +387,7 @@ def numpy_result(dataset):
         unit="tflops",
         check_result=harness.check(1e-7, 1e-4),
         software={"python": "3.11.7", "numpy": "2.4.6"},
-        command_line="python kernels/matmul_numpy.py --precision fp32 --size 256 --json",
+        command_line="python -m kernels.matmul_numpy --precision fp32 --size 256 --json",
         devices_by_id=dataset.devices,
     )
 

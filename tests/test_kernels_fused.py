@@ -147,7 +147,7 @@ def fused_result(dataset, op):
         unit="gb_s",
         check_result=harness.check(8e-8, 1e-5),
         software={"python": "3.11.7", "torch": "2.13.0"},
-        command_line=f"python kernels/fused_torch.py --op {op} --rows 32768 --cols 8192 --json",
+        command_line=f"python -m kernels.fused_torch --op {op} --rows 32768 --cols 8192 --json",
         details=fused_common.details(32768, 8192, 0.02, 0.0005, op=op),
         devices_by_id=dataset.devices,
     )

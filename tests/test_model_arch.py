@@ -299,6 +299,7 @@ def test_formats_and_presets_that_fit():
     assert {row["model"]: row["best_format"] for row in p["presets"]}["llama-3.1-405b"] is None
 
 
+@pytest.mark.slow
 def test_fit_command_json_and_languages(capsys):
     assert cli.main(["fit", "--device", "rtx-4090", "--model", "llama-3.1-70b", "--context", "8192", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

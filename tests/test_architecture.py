@@ -1,0 +1,141 @@
+"""The import contract: which part of the code may import which (README, "Layout").
+
+Parts, from the bottom up:
+
+- **core**: what runs in the page, exactly the files ``pyweb`` zips into the bundle (``pyweb.PACKAGES`` and
+  ``pyweb.PACKAGE_FILES``), standard library only;
+- **data**: ``atlas`` (loading, validation, export, the speed-model fit, build-time tables);
+- **front end**: the command line of the calculators (``calculators.cli``), which reads ``data/`` through atlas;
+- **demos**: the GPU kernel demos (the rest of ``kernels``), which look devices up in the data set;
+- **site**: ``macros`` (the MkDocs macros and hooks).
+
+A part imports only parts below it, so there is no cycle between parts. The graph comes from grimp (the library
+import-linter is built on), which reads every import statement, those inside functions included.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import grimp
+import pytest
+
+import pyweb
+
+PROJECT_PACKAGES = ("atlas", "calculators", "calcview", "charts", "kernels", "kernelview", "l10n", "macros", "pyweb")
+FRONT_ENDS = frozenset({"calculators.cli", "calculators.__main__"})
+# Each part and the parts it may import (besides itself).
+ALLOWED = {
+    "core": set(),
+    "data": {"core"},
+    "front end": {"core", "data"},
+    "demos": {"core", "data"},
+    "site": {"core", "data", "demos"},
+}
+# Known exceptions, each a leftover to remove: the build-time kernel tables read two workload constants (the fused
+# ops' names, the FMA chain's intensity) from modules that also hold the demos' NumPy references. Neither imports
+# atlas, so there is no cycle; moving the constants into the core removes the exception.
+EXCEPTIONS = frozenset({("atlas.kernel_tables", "kernels.fused_common"),
+                        ("atlas.kernel_tables", "kernels.intensity_common")})
+# Third-party packages each part may use; core has none.
+THIRD_PARTY = {
+    "core": set(),
+    "front end": set(),
+    "data": {"jsonschema", "yaml", "numpy", "pandas", "scipy"},
+    "demos": {"numpy", "torch", "jax", "triton", "yaml"},
+    "site": {"mkdocs", "material", "jinja2", "markdown"},
+}
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return grimp.build_graph(*PROJECT_PACKAGES, include_external_packages=True, cache_dir=None)
+
+
+def in_bundle(module: str) -> bool:
+    """Whether ``module`` is zipped into the browser bundle (the rule of ``atlas.webbundle``)."""
+    package, _, rest = module.partition(".")
+    if package not in pyweb.PACKAGES:
+        return False
+    files = pyweb.PACKAGE_FILES.get(package)
+    if files is None:
+        return True
+    return (rest.replace(".", "/") + ".py" if rest else "__init__.py") in files
+
+
+def part(module: str) -> str:
+    if module in FRONT_ENDS:
+        return "front end"
+    if in_bundle(module):
+        return "core"
+    return {"atlas": "data", "kernels": "demos", "macros": "site"}[module.partition(".")[0]]
+
+
+def violations(graph, project=PROJECT_PACKAGES) -> list[str]:
+    """Every import that breaks the contract, as 'importer -> imported (importer's part -> imported's part)'."""
+    found = []
+    for module in sorted(graph.modules):
+        if module.partition(".")[0] not in project:
+            continue
+        mine = part(module)
+        for imported in sorted(graph.find_modules_directly_imported_by(module)):
+            top = imported.partition(".")[0]
+            if top in project:
+                theirs = part(imported)
+                if theirs != mine and theirs not in ALLOWED[mine] and (module, imported) not in EXCEPTIONS:
+                    found.append(f"{module} -> {imported} ({mine} -> {theirs})")
+            elif top not in sys.stdlib_module_names and top not in THIRD_PARTY[mine]:
+                found.append(f"{module} -> {imported} ({mine} -> third-party {top})")
+    return found
+
+
+def test_every_import_follows_the_contract(graph):
+    assert violations(graph) == []
+
+
+def test_the_parts_form_no_cycle():
+    """ALLOWED itself is acyclic: a topological order of the parts exists."""
+    order, todo = [], dict(ALLOWED)
+    while todo:
+        ready = [p for p, below in todo.items() if below <= set(order)]
+        assert ready, f"cycle among {sorted(todo)}"
+        order.extend(sorted(ready))
+        for p in ready:
+            del todo[p]
+    assert order[0] == "core" and order[-1] == "site"
+
+
+def test_the_bundle_holds_the_core_that_the_page_calls(graph):
+    core = {m for m in graph.modules if m.partition(".")[0] in PROJECT_PACKAGES and part(m) == "core"}
+    for name, target in pyweb.ENTRY_POINTS.items():
+        assert target.partition(":")[0] in core, name
+    assert {"calculators.api", "calculators.speed_model", "calculators.demo_peaks", "calcview.browser",
+            "kernels.roofline", "kernels.systolic", "l10n"} <= core
+    assert "calculators.cli" not in core and "kernels.harness" not in core and "atlas.dataset" not in core
+
+
+def _toy_graph(*imports):
+    g = grimp.ImportGraph()
+    for importer, imported in imports:
+        g.add_import(importer=importer, imported=imported)
+    return g
+
+
+@pytest.mark.parametrize("importer,imported,expected", [
+    ("calculators.speed", "atlas.dataset", "calculators.speed -> atlas.dataset (core -> data)"),
+    ("calcview.form", "macros.main", "calcview.form -> macros.main (core -> site)"),
+    ("calculators.memory", "numpy", "calculators.memory -> numpy (core -> third-party numpy)"),
+    ("atlas.tables", "kernels.harness", "atlas.tables -> kernels.harness (data -> demos)"),
+    ("atlas.tables", "calculators.cli", "atlas.tables -> calculators.cli (data -> front end)"),
+    ("kernels.roofline", "kernels.harness", "kernels.roofline -> kernels.harness (core -> demos)"),
+])
+def test_the_contract_catches_a_forbidden_import(importer, imported, expected):
+    assert violations(_toy_graph((importer, imported))) == [expected]
+
+
+@pytest.mark.parametrize("importer,imported", [
+    ("atlas.tables", "calculators.devices"), ("kernels.harness", "atlas.dataset"), ("macros.main", "kernels.harness"),
+    ("calculators.cli", "atlas.export"), ("calculators.speed", "math"), ("atlas.dataset", "yaml"),
+])
+def test_the_contract_lets_allowed_imports_through(importer, imported):
+    assert violations(_toy_graph((importer, imported))) == []
