@@ -12,6 +12,7 @@ message in the request's language. Any unexpected exception becomes one
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import l10n
@@ -32,6 +33,16 @@ from calculators.models import ModelSpec
 from calculators.speed import SpeedOptions, estimate_speed
 
 COMMANDS = ("vram", "speed", "fit")
+
+
+def options(cls, values: dict, **overrides):
+    """An options dataclass (``MemoryOptions``, ``SpeedOptions``) from the parsed parameters it has a field for.
+
+    A parameter reaches an estimator by having the same name in ``calculators.inputs.PARAMETERS`` and in the
+    dataclass; fields no parameter sets keep their defaults.
+    """
+    given = {f.name: values[f.name] for f in dataclasses.fields(cls) if f.name in values}
+    return cls(**{**given, **overrides})
 
 
 def resolve_model(values: dict, catalog: Catalog) -> ModelSpec | None:
@@ -55,23 +66,7 @@ def resolve_model(values: dict, catalog: Catalog) -> ModelSpec | None:
 
 def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
     model = resolve_model(values, catalog)
-    opts = MemoryOptions(
-        mode=values["mode"],
-        weights=values["weights"],
-        kv_cache=values["kv_cache"],
-        context=values["context"],
-        batch=values["batch"],
-        group_size=values["group_size"],
-        double_quant=values["double_quant"],
-        optimizer=values["optimizer"],
-        gradient_checkpointing=values["gradient_checkpointing"],
-        lora_rank=values["lora_rank"],
-        num_devices=values["num_devices"],
-        tp=values["tp"],
-        zero=values["zero"],
-        overhead_gib=values["overhead_gib"],
-        bpw=values["bpw"],
-    )
+    opts = options(MemoryOptions, values)
     problems = tp_errors(model, opts.tp)
     if problems:
         raise ValidationError(problems)
@@ -86,17 +81,7 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
     device_id = values["device"]
     device = catalog.devices[device_id]
     n = values["num_devices"]
-    opts = MemoryOptions(
-        weights=values["weights"] or "bf16",
-        kv_cache=values["kv_cache"],
-        context=values["context"],
-        batch=values["batch"],
-        group_size=values["group_size"],
-        double_quant=values["double_quant"],
-        num_devices=n,
-        overhead_gib=values["overhead_gib"],
-        bpw=values["bpw"],
-    )
+    opts = options(MemoryOptions, values, weights=values["weights"] or "bf16", num_devices=n)
     model = resolve_model(values, catalog)
     result = {"device": device_id, "name": dev.name(device), "num_devices": n,
               "weights": values["weights"], "kv_cache": opts.kv_cache, "context": opts.context, "batch": opts.batch,
@@ -129,32 +114,7 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
 
 def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     model = resolve_model(values, catalog) if values["workload"] != "kernel" else None
-    opts = SpeedOptions(
-        workload=values["workload"],
-        weights=values["weights"],
-        precision=values["precision"],
-        kv_cache=values["kv_cache"],
-        context=values["context"],
-        batch=values["batch"],
-        group_size=values["group_size"],
-        double_quant=values["double_quant"],
-        bpw=values["bpw"],
-        num_devices=values["num_devices"],
-        tokens=values["tokens"],
-        gradient_checkpointing=values["gradient_checkpointing"],
-        flops=values["flops"],
-        bytes=values["bytes"],
-        compute_efficiency=values["compute_efficiency"],
-        memory_efficiency=values["memory_efficiency"],
-        price_per_hour=values["price_per_hour"],
-        engine=values["engine"],
-        split=values["split"],
-        gpu_layers=values["gpu_layers"],
-        host_bandwidth_gb_s=values["host_bandwidth_gb_s"],
-        purchase_usd=values["purchase_usd"],
-        amortisation_years=values["amortisation_years"],
-        electricity_usd_per_kwh=values["electricity_usd_per_kwh"],
-    )
+    opts = options(SpeedOptions, values)
     baseline_id = values["baseline"]
     result, notes, why = estimate_speed(
         model,

@@ -140,3 +140,19 @@ def test_form_description_and_defaults_are_plain_json():
     table = defaults.describe()
     assert any(d["key"] == "overhead.runtime" and d["value"] == 1.0 for d in table)
     json.dumps(table, allow_nan=False)
+
+
+@pytest.mark.parametrize("command,options_class", [("vram", "MemoryOptions"), ("speed", "SpeedOptions"),
+                                                   ("fit", "MemoryOptions")])
+def test_every_parameter_reaches_its_options_by_name(command, options_class):
+    """One declaration per parameter: a name in inputs.PARAMETERS is the name of the options field it sets."""
+    import dataclasses
+
+    from calculators import memory, speed
+    from calculators.inputs import CUSTOM_FIELDS, params_for
+
+    cls = {"MemoryOptions": memory.MemoryOptions, "SpeedOptions": speed.SpeedOptions}[options_class]
+    fields = {f.name for f in dataclasses.fields(cls)}
+    chosen_elsewhere = {"model", "device", "baseline", *CUSTOM_FIELDS}  # resolved into ModelSpec and devices
+    missing = [p.name for p in params_for(command) if p.name not in fields | chosen_elsewhere]
+    assert missing == []
