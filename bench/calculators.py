@@ -107,7 +107,7 @@ def serve(site: Path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    child = subprocess.Popen([sys.executable, __file__, "--serve", str(site), str(port)])
+    child = subprocess.Popen([sys.executable, "-m", "bench.calculators", "--serve", str(site), str(port)], cwd=REPO_ROOT)
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
