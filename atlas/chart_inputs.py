@@ -8,12 +8,15 @@ TDP in W, prices in US$ (per hour for cloud prices).
 
 from __future__ import annotations
 
+import statistics
+
 import l10n
 from atlas.frame import select_devices
 from atlas.kernel_tables import workloads as kernel_workloads
+from calculators import cost
 from calculators.fields import PRECISIONS, field_value
 
-PURCHASE_PRICES = ("launch-msrp", "list", "street-range")
+PURCHASE_PRICES = cost.PURCHASE_KINDS
 
 
 def label(device: dict) -> str:
@@ -38,11 +41,35 @@ def peak(device: dict, precision="bf16", unit: str = "matrix", sparsity: str = "
     return None, None
 
 
-def chart_device(device: dict, precision="bf16", unit: str = "matrix", sparsity: str = "dense") -> dict:
-    """One device as a chart input; figures the device does not state are None."""
+def device_price(prices: list[dict], basis: str = "purchase") -> dict:
+    """The price fields of a chart input from a device's dated prices (``atlas.price_lists.prices_by_device``).
+
+    basis "purchase": the newest purchase price (launch, list or reported range; ``calculators.cost``);
+    "cloud": the median over the newest on-demand price of each provider, per device-hour. Empty when none.
+    """
+    if basis == "cloud":
+        clouds = cost.cloud_prices(prices)
+        if not clouds:
+            return {}
+        return {"price_usd": statistics.median(p["usd"] for p in clouds), "price_usd_high": None,
+                "price_kind": "cloud-per-hour", "price_as_of": max(p["as_of"] for p in clouds),
+                "price_providers": len(clouds)}
+    bought = cost.purchase_price(prices)
+    if bought is None:
+        return {}
+    return {"price_usd": bought["usd"], "price_usd_high": bought.get("usd_high"), "price_kind": bought["kind"],
+            "price_as_of": bought["as_of"]}
+
+
+def chart_device(device: dict, precision="bf16", unit: str = "matrix", sparsity: str = "dense",
+                 prices: list[dict] = (), price_basis: str = "purchase") -> dict:
+    """One device as a chart input; figures the device does not state are None.
+
+    ``prices``: the device's dated prices; the price fields follow ``device_price(prices, price_basis)``.
+    """
     value, used = peak(device, precision, unit, sparsity)
     figure = lambda name: (v.value if (v := field_value(device, name)) is not None else None)  # noqa: E731
-    price = device.get("price") or {}
+    price = device_price(list(prices), price_basis)
     return {
         "id": device["id"],
         "label": label(device),
@@ -54,15 +81,16 @@ def chart_device(device: dict, precision="bf16", unit: str = "matrix", sparsity:
         "peak_tflops": value,
         "precision": used,
         "tdp_w": figure("tdp"),
-        "price_usd": price.get("usd"),
-        "price_usd_high": price.get("usd_high"),
-        "price_kind": price.get("kind"),
-        "price_as_of": price.get("as_of"),
+        "price_usd": price.get("price_usd"),
+        "price_usd_high": price.get("price_usd_high"),
+        "price_kind": price.get("price_kind"),
+        "price_as_of": price.get("price_as_of"),
     }
 
 
 def chart_devices(devices: dict, ids=None, kind=None, segment=None, vendor=None, precision="bf16",
-                  unit: str = "matrix", sparsity: str = "dense", require=(), price_kinds=None) -> list[dict]:
+                  unit: str = "matrix", sparsity: str = "dense", require=(), price_kinds=None,
+                  prices: dict | None = None) -> list[dict]:
     """The selected devices as chart inputs with every figure in ``require``.
 
     Devices picked by ``kind``/``segment``/``vendor`` that lack a figure are
@@ -70,7 +98,9 @@ def chart_devices(devices: dict, ids=None, kind=None, segment=None, vendor=None,
 
     Selection as in the tables (``ids`` in that order, else ``kind``/``segment``
     filters in name order); ``vendor`` filters further (a name or a list);
-    ``price_kinds`` keeps only prices of those kinds.
+    ``price_kinds`` keeps only prices of those kinds; ``prices`` are the dated prices by device id
+    (``atlas.price_lists.prices_by_device``, ``Catalog.prices``): cloud prices when ``price_kinds`` names only
+    "cloud-per-hour", else the newest purchase price.
     """
     selected = select_devices(devices, kind=kind, ids=ids, segment=segment)
     vendors = None if vendor is None else ([vendor] if isinstance(vendor, str) else list(vendor))
@@ -78,7 +108,8 @@ def chart_devices(devices: dict, ids=None, kind=None, segment=None, vendor=None,
     for device in selected:
         if vendors is not None and device["vendor"] not in vendors:
             continue
-        item = chart_device(device, precision, unit, sparsity)
+        basis = "cloud" if price_kinds is not None and set(price_kinds) == {"cloud-per-hour"} else "purchase"
+        item = chart_device(device, precision, unit, sparsity, (prices or {}).get(device["id"], ()), basis)
         if price_kinds is not None and item["price_kind"] not in price_kinds:
             continue
         missing = [key for key in require if item.get(key) is None]

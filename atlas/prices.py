@@ -2,60 +2,88 @@
 
 Prices age quickly and come in kinds that must not be compared blindly (a
 launch MSRP, a vendor list price, a range reported by the press, an hourly
-cloud rate), so this table shows each price with its kind, the month it
-was stated and its source. Devices without a ``price`` block are left out.
+cloud rate), so this table shows, per device, its newest purchase price with
+kind, month and source, and its on-demand cloud price as the median over the
+newest price of each provider (the figure the speed calculator's cost uses,
+``calculators.cost``), with the range and every provider's source. Devices
+without a price are left out.
 """
 
 from __future__ import annotations
 
+import statistics
 from html import escape
 
 import l10n
 from atlas.safe import http_url
 from atlas.tables import format_figure
+from calculators import cost
 
 COLUMNS = ("col.name", "col.price_kind", "col.price_amount", "col.price_as_of", "col.sources")
 
 
-def priced_devices(devices: dict) -> list[dict]:
-    """Devices that state a price, by kind (purchase before cloud) and then by name."""
-    rows = [d for d in devices.values() if d.get("price")]
-    return sorted(rows, key=lambda d: (d["price"]["kind"] == "cloud-per-hour", d["name"]))
+def price_rows(prices_by_device: dict, devices: dict) -> list[tuple[dict, str, list[dict]]]:
+    """(device, "purchase" | "cloud", the prices that row shows): purchase rows by name, then cloud rows by name."""
+    purchase, cloud = [], []
+    for device_id, prices in prices_by_device.items():
+        device = devices.get(device_id)
+        if device is None:
+            continue
+        bought = cost.purchase_price(prices)
+        if bought:
+            purchase.append((device, "purchase", [bought]))
+        clouds = cost.cloud_prices(prices)
+        if clouds:
+            cloud.append((device, "cloud", clouds))
+    by_name = lambda row: row[0]["name"]  # noqa: E731
+    return sorted(purchase, key=by_name) + sorted(cloud, key=by_name)
 
 
 def amount_text(price: dict, lang: str) -> str:
     """'25,000–40,000' or '2.5' in the page's number format, without the unit."""
-    if "usd_high" in price:
+    if price.get("usd_high"):
         return "–".join(format_figure(v, lang) for v in (price["usd"], price["usd_high"]))
     return format_figure(price["usd"], lang)
 
 
-def source_link(source: dict) -> str:
+def source_link(title: str, url: str) -> str:
     """The source's title, linked when its URL is http(s) (as validation demands; data that skipped it stays text)."""
-    url = http_url(source["url"])
-    title = escape(source["title"])
-    return f'<a href="{escape(url)}" rel="noopener">{title}</a>' if url else f"<span>{title}</span>"
+    safe = http_url(url)
+    return f'<a href="{escape(safe)}" rel="noopener">{escape(title)}</a>' if safe else f"<span>{escape(title)}</span>"
 
 
-def price_table(devices: dict, lang: str) -> str:
-    """HTML table of every priced device; a localized note when none is priced."""
-    rows = priced_devices(devices)
+def price_table(prices_by_device: dict, devices: dict, lang: str) -> str:
+    """HTML table of every priced device (``atlas.price_lists.prices_by_device``); a localized note when none is."""
+    rows = price_rows(prices_by_device, devices)
     if not rows:
         return f'<p class="atlas-empty">{escape(l10n.t(lang, "prices.none"))}</p>'
     head = "".join(f'<th scope="col">{escape(l10n.t(lang, key))}</th>' for key in COLUMNS)
     body = []
-    for device in rows:
-        price = device["price"]
-        unit = l10n.t(lang, "unit.usd_per_hour" if price["kind"] == "cloud-per-hour" else "unit.usd")
-        source = device["sources"][price["source"]]
-        note = f' title="{escape(price["note"])}"' if price.get("note") else ""
+    for device, basis, shown in rows:
+        if basis == "purchase":
+            price = shown[0]
+            unit = l10n.t(lang, "unit.usd")
+            kind, sort_value, as_of = l10n.t(lang, "price." + price["kind"]), price["usd"], price["as_of"]
+            amount = f"{escape(amount_text(price, lang))}\u00a0{escape(unit)}"
+            sources = source_link(price["source_title"], price["source_url"])
+        else:
+            values = [p["usd"] for p in shown]
+            median = statistics.median(values)
+            unit = l10n.t(lang, "unit.usd_per_hour")
+            kind, sort_value, as_of = l10n.t(lang, "price.cloud-per-hour"), median, max(p["as_of"] for p in shown)
+            amount = f"{escape(format_figure(median, lang))}\u00a0{escape(unit)}"
+            if len(shown) > 1:
+                amount += " " + escape(l10n.t(lang, "prices.cloud_median", count=len(shown),
+                                              low=format_figure(min(values), lang),
+                                              high=format_figure(max(values), lang)))
+            sources = ", ".join(source_link(p.get("provider") or p["source_title"], p["source_url"]) for p in shown)
         body.append(
-            f'<tr data-device="{escape(device["id"])}">'
+            f'<tr data-device="{escape(device["id"])}" data-basis="{basis}">'
             f'<th scope="row">{escape(device["name"])}</th>'
-            f'<td{note}>{escape(l10n.t(lang, "price." + price["kind"]))}</td>'
-            f'<td data-sort="{price["usd"]!r}">{escape(amount_text(price, lang))}\u00a0{escape(unit)}</td>'
-            f'<td data-sort="{escape(price["as_of"])}">{escape(price["as_of"])}</td>'
-            f"<td>{source_link(source)}</td>"
+            f"<td>{escape(kind)}</td>"
+            f'<td data-sort="{sort_value!r}">{amount}</td>'
+            f'<td data-sort="{escape(as_of)}">{escape(as_of)}</td>'
+            f"<td>{sources}</td>"
             "</tr>"
         )
     caption = escape(l10n.t(lang, "prices.caption"))

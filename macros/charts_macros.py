@@ -29,7 +29,7 @@ def register(env, ctx):
                price_kinds=None):
         return chart_devices(ctx.dataset.devices, ids=ids, kind=kind, segment=segment, vendor=vendor,
                              precision=precision, unit=unit, sparsity=sparsity, require=require,
-                             price_kinds=price_kinds)
+                             price_kinds=price_kinds, prices=ctx.catalog().prices)
 
     def empty() -> str:
         return f'<p class="atlas-empty">{escape(l10n.t(ctx.lang(), "charts.empty"))}</p>'

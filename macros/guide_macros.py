@@ -67,5 +67,5 @@ def register(env, ctx):
 
     @env.macro
     def price_table():
-        """Every device with a dated price, with kind, month and source."""
-        return prices.price_table(ctx.dataset.devices, ctx.lang())
+        """Every device with a dated price: its newest purchase price and its median cloud price, with sources."""
+        return prices.price_table(ctx.catalog().prices, ctx.dataset.devices, ctx.lang())

@@ -233,3 +233,26 @@ def test_kernel_examples_on_the_roofline_come_from_the_kernel_demos(dataset):
     # STREAM triad in FP32: 2 FLOPs per 12 bytes; 4096³ BF16 product: 2·4096³ / (3·4096²·2) FLOP/byte
     assert got == pytest.approx([kernel_roofline.triad_intensity(4), 2 * 4096**3 / (3 * 4096**2 * 2)], abs=0.05)
     assert "Square matrix product N = 4,096, BF16" in html
+
+
+def test_per_dollar_charts_read_the_dated_price_lists(dataset):
+    """Cloud: the median over each provider's newest hourly price; purchase: the newest purchase price."""
+    import statistics
+
+    from atlas.price_lists import prices_by_device
+    from calculators import cost
+
+    by_device = prices_by_device(dataset)
+    cloud = {d["id"]: d for d in chart_inputs.chart_devices(dataset.devices, kind="gpu", price_kinds=("cloud-per-hour",),
+                                                            prices=by_device, require=("peak_tflops", "price_usd"))}
+    providers = cost.cloud_prices(by_device["h100-sxm"])
+    assert len(providers) >= 5
+    assert cloud["h100-sxm"]["price_usd"] == statistics.median(p["usd"] for p in providers)
+    assert cloud["h100-sxm"]["price_kind"] == "cloud-per-hour"
+    bought = {d["id"]: d for d in chart_inputs.chart_devices(dataset.devices, kind="gpu",
+                                                             price_kinds=chart_inputs.PURCHASE_PRICES, prices=by_device,
+                                                             require=("peak_tflops", "price_usd"))}
+    assert len(bought) > 6  # more than the devices with an old price block
+    newest = cost.purchase_price(by_device["rtx-4090"])
+    assert (bought["rtx-4090"]["price_usd"], bought["rtx-4090"]["price_as_of"]) == (newest["usd"], newest["as_of"])
+    assert "h100-sxm" not in bought or bought["h100-sxm"]["price_kind"] in chart_inputs.PURCHASE_PRICES

@@ -483,16 +483,21 @@ def test_decision_guide_energy_example(built_site, dataset):
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 def test_decision_guide_price_table_lists_every_dated_price(built_site, dataset, lang):
-    html = built_path(built_site, "guide/decide", lang).read_text(encoding="utf-8")
-    table = re.search(r'<table data-atlas-table="prices".*?</table>', html, re.S)
-    priced = {i for i, d in dataset.devices.items() if d.get("price")}
-    if not priced:
-        assert l10n.t(lang, "prices.none") in html
-        return
-    assert set(rows(table.group(0))) == priced
-    for device_id in priced:
-        assert f'>{dataset.device(device_id)["price"]["as_of"]}<' in row(table.group(0), device_id)
+    from atlas.price_lists import prices_by_device
+    from calculators import cost
 
+    html = built_path(built_site, "guide/decide", lang).read_text(encoding="utf-8")
+    table = re.search(r'<table data-atlas-table="prices".*?</table>', html, re.S).group(0)
+    by_device = prices_by_device(dataset)
+    bought = {i for i, p in by_device.items() if cost.purchase_price(p)}
+    clouds = {i for i, p in by_device.items() if cost.cloud_prices(p)}
+    assert len(bought) >= 20 and len(clouds) >= 20
+    assert set(re.findall(r'data-device="([^"]+)" data-basis="purchase"', table)) == bought
+    assert set(re.findall(r'data-device="([^"]+)" data-basis="cloud"', table)) == clouds
+    for device_id in bought:
+        newest = cost.purchase_price(by_device[device_id])["as_of"]
+        cells = re.search(rf'<tr data-device="{device_id}" data-basis="purchase">(.*?)</tr>', table).group(1)
+        assert f">{newest}<" in cells
 
 
 # ---------------------------------------------------------------------------

@@ -60,34 +60,46 @@ def test_money_and_price_are_localized(lang, amount, price):
     assert "Eurostat" in span
 
 
-def _device_with_price(dataset, **price):
-    """The H100 SXM with a made-up price that cites the device's first source."""
-    device = dict(dataset.device("h100-sxm"))
-    device["price"] = {"source": next(iter(device["sources"])), **price}
-    return device
+def _price(kind, usd, as_of, usd_high=None, provider=None):
+    """One entry as atlas.price_lists.prices_by_device gives it (plain values, per device)."""
+    return {"kind": kind, "usd": usd, "usd_high": usd_high, "as_of": as_of, "provider": provider, "region": None,
+            "list": None, "source_title": f"Source of {provider or kind}", "source_url": "https://example.org/" + kind}
 
 
 @pytest.mark.parametrize("lang, expected", [("en", "25,000–40,000\u00a0US$"), ("de", "25.000–40.000\u00a0US-$")])
-def test_price_table_shows_range_kind_and_month(dataset, lang, expected):
-    device = _device_with_price(dataset, usd=25000, usd_high=40000, kind="street-range", as_of="2024-01")
-    html = prices.price_table({"h100-sxm": device}, lang)
-    row = re.search(r'<tr data-device="h100-sxm">(.*?)</tr>', html).group(1)
-    assert expected in row
-    assert ">2024-01<" in row
+def test_price_table_shows_the_newest_purchase_price_with_range_kind_and_month(dataset, lang, expected):
+    prices_of = {"h100-sxm": [_price("street-range", 25000, "2024-01", usd_high=40000),
+                              _price("list", 30000, "2023-06")]}
+    html = prices.price_table(prices_of, dataset.devices, lang)
+    row = re.search(r'<tr data-device="h100-sxm" data-basis="purchase">(.*?)</tr>', html).group(1)
+    assert expected in row and ">2024-01<" in row  # the newer of the two
     kind = "reported street price" if lang == "en" else "berichteter Marktpreis"
     assert f">{kind}<" in row
-    source = device["sources"][device["price"]["source"]]
-    assert f'href="{source["url"]}"' in row and f">{source['title']}</a>" in row
+    assert 'href="https://example.org/street-range"' in row and ">Source of street-range</a>" in row
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("en", "2.5\u00a0US$/h (median of 3 providers, 2–4)"), ("de", "2,5\u00a0US-$/h (Median von 3 Anbietern, 2–4)")])
+def test_price_table_gives_the_cloud_median_of_each_providers_newest_price(dataset, lang, expected):
+    prices_of = {"h100-sxm": [_price("cloud-per-hour", 9.0, "2025-01", provider="A"),  # superseded by A's newer
+                              _price("cloud-per-hour", 2.0, "2026-09", provider="A"),
+                              _price("cloud-per-hour", 2.5, "2026-08", provider="B"),
+                              _price("cloud-per-hour", 4.0, "2026-11", provider="C")]}
+    html = prices.price_table(prices_of, dataset.devices, lang)
+    row = re.search(r'<tr data-device="h100-sxm" data-basis="cloud">(.*?)</tr>', html).group(1)
+    assert expected in row and ">2026-11<" in row
+    assert re.findall(r">([ABC])</a>", row) == ["A", "B", "C"]
 
 
 def test_price_table_puts_cloud_prices_last_and_skips_unpriced(dataset):
-    cloud = _device_with_price(dataset, usd=2.5, kind="cloud-per-hour", as_of="2025-01")
-    cloud["id"], cloud["name"] = "a-cloud", "A cloud chip"
-    bought = _device_with_price(dataset, usd=30000, kind="list", as_of="2024-06")
-    html = prices.price_table({"a-cloud": cloud, "h100-sxm": bought, "a100-sxm-80gb": dataset.device("a100-sxm-80gb")}, "en")
-    assert re.findall(r'data-device="([^"]+)"', html) == ["h100-sxm", "a-cloud"]
-    assert "2.5\u00a0US$/h" in html
+    prices_of = {"a100-sxm-80gb": [_price("cloud-per-hour", 1.7, "2026-09", provider="X")],
+                 "h100-sxm": [_price("list", 30000, "2024-06"), _price("cloud-per-hour", 2.7, "2026-09", provider="X")],
+                 "no-such-device": [_price("list", 1, "2024-06")]}
+    html = prices.price_table(prices_of, dataset.devices, "en")
+    assert re.findall(r'data-device="([^"]+)" data-basis="([^"]+)"', html) == [
+        ("h100-sxm", "purchase"), ("a100-sxm-80gb", "cloud"), ("h100-sxm", "cloud")]
+    assert "2.7\u00a0US$/h" in html and "(median" not in html  # one provider: no range
 
 
 def test_price_table_without_prices_says_so():
-    assert "No device in the data set states a dated price yet." in prices.price_table({}, "en")
+    assert "No device in the data set states a dated price yet." in prices.price_table({}, {}, "en")
