@@ -51,10 +51,10 @@ from calculators.models import ModelSpec
 
 # Feature name -> (kind, levels it is fitted at). "efficiency": θ = 1/sigmoid(z); "seconds": θ = exp(q).
 FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "mem": ("efficiency", ("engine", "engine_backend", "engine_class", "engine_weights")),
+    "mem": ("efficiency", ("engine", "class", "engine_backend", "engine_class", "engine_weights")),
     "kv_mem": ("efficiency", ("engine", "engine_backend")),
     "compute_decode": ("efficiency", ("engine", "engine_weights")),
-    "compute_prefill": ("efficiency", ("engine", "engine_backend", "engine_class", "engine_weights")),
+    "compute_prefill": ("efficiency", ("engine", "class", "engine_backend", "engine_class", "engine_weights")),
     "attention": ("efficiency", ("engine", "engine_backend")),
     "step": ("seconds", ("engine", "engine_backend", "engine_class")),
     "layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
@@ -257,7 +257,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
 
 def level_keys(t: Terms) -> dict:
     """The key of ``t`` at each level a parameter can be corrected at."""
-    return {"engine": t.engine, "engine_class": f"{t.engine}|{t.device_class}",
+    return {"engine": t.engine, "class": t.device_class, "engine_class": f"{t.engine}|{t.device_class}",
             "engine_backend": f"{t.engine}|{t.backend}",
             "engine_weights": f"{t.engine}|{t.weights_family}", "link": t.link}
 
