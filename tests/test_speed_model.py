@@ -150,6 +150,6 @@ def test_accuracy_targets_printed_and_the_ones_met_kept():
     assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.75  # target 85 %: missed since the data grew (notes)
     assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.8  # target 75 %: met
     # Target 75 % within x0.67-1.5 is missed (see the accuracy page); this keeps it from getting worse.
-    assert summary["prefill"]["within_0.67_1.5"] >= 0.5
+    assert summary["prefill"]["within_0.67_1.5"] >= 0.55
     # Every case the data holds is answered or refused with a reason.
     assert all(r.get("reason") for r in report["summary"]["refused"])
