@@ -36,34 +36,34 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 
 N=268435456  # 2^28 float32 = 1 GiB per array
 for kernel in copy triad; do
-  run "bandwidth-torch-$kernel" "$PY" kernels/bandwidth_torch.py --kernel $kernel --size $N --on cuda
-  run "bandwidth-triton-$kernel" "$PY" kernels/bandwidth_triton.py --kernel $kernel --size $N
+  run "bandwidth-torch-$kernel" "$PY" -m kernels.bandwidth_torch --kernel $kernel --size $N --on cuda
+  run "bandwidth-triton-$kernel" "$PY" -m kernels.bandwidth_triton --kernel $kernel --size $N
   run "bandwidth-cuda-$kernel" "$PY" -m kernels run bandwidth cuda -- --kernel $kernel --size $N
 done
-run bandwidth-jax-triad "$PY" kernels/bandwidth_jax.py --kernel triad --size $N
+run bandwidth-jax-triad "$PY" -m kernels.bandwidth_jax --kernel triad --size $N
 
 for precision in fp32 tf32 bf16 fp16 fp8; do
-  run "matmul-torch-$precision" "$PY" kernels/matmul_torch.py --precision $precision --size 8192 --on cuda
+  run "matmul-torch-$precision" "$PY" -m kernels.matmul_torch --precision $precision --size 8192 --on cuda
 done
 for precision in fp32 bf16 fp16 fp8; do
-  run "matmul-triton-$precision" "$PY" kernels/matmul_triton.py --precision $precision --size 8192
+  run "matmul-triton-$precision" "$PY" -m kernels.matmul_triton --precision $precision --size 8192
 done
 for precision in fp32 bf16; do
-  run "matmul-jax-$precision" "$PY" kernels/matmul_jax.py --precision $precision --size 8192
+  run "matmul-jax-$precision" "$PY" -m kernels.matmul_jax --precision $precision --size 8192
 done
 for precision in fp32 bf16 fp16 fp8; do
   run "matmul-cuda-$precision" "$PY" -m kernels run matmul cuda -- --precision $precision --size 8192
 done
 
 FMAS=1,2,4,8,16,32,64,128,256,512
-run intensity-triton "$PY" kernels/intensity_triton.py --size $N --fmas $FMAS
+run intensity-triton "$PY" -m kernels.intensity_triton --size $N --fmas $FMAS
 run intensity-cuda "$PY" -m kernels run intensity cuda -- --size $N --fmas $FMAS
-run intensity-torch "$PY" kernels/intensity_torch.py --size $N --fmas 1,4,16,64,256 --on cuda
-run intensity-jax "$PY" kernels/intensity_jax.py --size $N --fmas 1,4,16,64,256
+run intensity-torch "$PY" -m kernels.intensity_torch --size $N --fmas 1,4,16,64,256 --on cuda
+run intensity-jax "$PY" -m kernels.intensity_jax --size $N --fmas 1,4,16,64,256
 
 for op in softmax layernorm; do
   for backend in torch triton jax; do
-    run "fused-$op-$backend" "$PY" kernels/fused_$backend.py --op $op --rows 32768 --cols 8192
+    run "fused-$op-$backend" "$PY" -m kernels.fused_$backend --op $op --rows 32768 --cols 8192
   done
   run "fused-$op-cuda" "$PY" -m kernels run fused cuda -- --op $op --rows 32768 --cols 8192
 done

@@ -185,7 +185,7 @@ def test_schema_refuses_an_unknown_op(dataset, tmp_path):
 def test_gpu_script_runs_layernorm_on_every_gpu_backend():
     text = (REPO_ROOT / "kernels" / "run_all_gpu.sh").read_text(encoding="utf-8")
     assert "for op in softmax layernorm; do" in text
-    assert 'run "fused-$op-$backend" "$PY" kernels/fused_$backend.py --op $op ' in text
+    assert 'run "fused-$op-$backend" "$PY" -m kernels.fused_$backend --op $op ' in text
     assert 'run "fused-$op-cuda" "$PY" -m kernels run fused cuda -- --op $op ' in text
     assert "for backend in torch triton jax; do" in text
 
