@@ -8,8 +8,6 @@ TDP in W, prices in US$ (per hour for cloud prices).
 
 from __future__ import annotations
 
-import statistics
-
 import l10n
 from atlas.frame import select_devices
 from atlas.kernel_tables import workloads as kernel_workloads
@@ -48,12 +46,11 @@ def device_price(prices: list[dict], basis: str = "purchase") -> dict:
     "cloud": the median over the newest on-demand price of each provider, per device-hour. Empty when none.
     """
     if basis == "cloud":
-        clouds = cost.cloud_prices(prices)
-        if not clouds:
+        cloud = cost.cloud_median(prices)
+        if cloud is None:
             return {}
-        return {"price_usd": statistics.median(p["usd"] for p in clouds), "price_usd_high": None,
-                "price_kind": "cloud-per-hour", "price_as_of": max(p["as_of"] for p in clouds),
-                "price_providers": len(clouds)}
+        return {"price_usd": cloud["usd"], "price_usd_high": None, "price_kind": "cloud-per-hour",
+                "price_as_of": cloud["as_of"], "price_providers": cloud["providers"]}
     bought = cost.purchase_price(prices)
     if bought is None:
         return {}

@@ -11,7 +11,6 @@ without a price are left out.
 
 from __future__ import annotations
 
-import statistics
 from html import escape
 
 import l10n
@@ -22,8 +21,9 @@ from calculators import cost
 COLUMNS = ("col.name", "col.price_kind", "col.price_amount", "col.price_as_of", "col.sources")
 
 
-def price_rows(prices_by_device: dict, devices: dict) -> list[tuple[dict, str, list[dict]]]:
-    """(device, "purchase" | "cloud", the prices that row shows): purchase rows by name, then cloud rows by name."""
+def price_rows(prices_by_device: dict, devices: dict) -> list[tuple[dict, str, dict]]:
+    """(device, "purchase" | "cloud", the newest purchase price | ``cost.cloud_median``): purchase rows by name,
+    then cloud rows by name."""
     purchase, cloud = [], []
     for device_id, prices in prices_by_device.items():
         device = devices.get(device_id)
@@ -31,10 +31,10 @@ def price_rows(prices_by_device: dict, devices: dict) -> list[tuple[dict, str, l
             continue
         bought = cost.purchase_price(prices)
         if bought:
-            purchase.append((device, "purchase", [bought]))
-        clouds = cost.cloud_prices(prices)
-        if clouds:
-            cloud.append((device, "cloud", clouds))
+            purchase.append((device, "purchase", bought))
+        median = cost.cloud_median(prices)
+        if median:
+            cloud.append((device, "cloud", median))
     by_name = lambda row: row[0]["name"]  # noqa: E731
     return sorted(purchase, key=by_name) + sorted(cloud, key=by_name)
 
@@ -61,22 +61,21 @@ def price_table(prices_by_device: dict, devices: dict, lang: str) -> str:
     body = []
     for device, basis, shown in rows:
         if basis == "purchase":
-            price = shown[0]
+            price = shown
             unit = l10n.t(lang, "unit.usd")
             kind, sort_value, as_of = l10n.t(lang, "price." + price["kind"]), price["usd"], price["as_of"]
             amount = f"{escape(amount_text(price, lang))}\u00a0{escape(unit)}"
             sources = source_link(price["source_title"], price["source_url"])
         else:
-            values = [p["usd"] for p in shown]
-            median = statistics.median(values)
             unit = l10n.t(lang, "unit.usd_per_hour")
-            kind, sort_value, as_of = l10n.t(lang, "price.cloud-per-hour"), median, max(p["as_of"] for p in shown)
-            amount = f"{escape(format_figure(median, lang))}\u00a0{escape(unit)}"
-            if len(shown) > 1:
-                amount += " " + escape(l10n.t(lang, "prices.cloud_median", count=len(shown),
-                                              low=format_figure(min(values), lang),
-                                              high=format_figure(max(values), lang)))
-            sources = ", ".join(source_link(p.get("provider") or p["source_title"], p["source_url"]) for p in shown)
+            kind, sort_value, as_of = l10n.t(lang, "price.cloud-per-hour"), shown["usd"], shown["as_of"]
+            amount = f"{escape(format_figure(shown['usd'], lang))}\u00a0{escape(unit)}"
+            if shown["providers"] > 1:
+                amount += " " + escape(l10n.t(lang, "prices.cloud_median", count=shown["providers"],
+                                              low=format_figure(shown["low"], lang),
+                                              high=format_figure(shown["high"], lang)))
+            sources = ", ".join(source_link(p.get("provider") or p["source_title"], p["source_url"])
+                                for p in shown["prices"])
         body.append(
             f'<tr data-device="{escape(device["id"])}" data-basis="{basis}">'
             f'<th scope="row">{escape(device["name"])}</th>'

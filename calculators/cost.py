@@ -38,6 +38,16 @@ def cloud_prices(prices: list[dict]) -> list[dict]:
     return sorted(newest.values(), key=lambda p: p["usd"])
 
 
+def cloud_median(prices: list[dict]) -> dict | None:
+    """The median of the newest on-demand price of each provider (per device-hour), with range and count."""
+    clouds = cloud_prices(prices)
+    if not clouds:
+        return None
+    values = [p["usd"] for p in clouds]
+    return {"usd": statistics.median(values), "low": min(values), "high": max(values), "providers": len(clouds),
+            "as_of": max(p["as_of"] for p in clouds), "prices": clouds}
+
+
 def purchase_price(prices: list[dict]) -> dict | None:
     """The newest purchase price (a range counts at its middle)."""
     rows = [p for p in prices if p["kind"] in PURCHASE_KINDS]
@@ -54,13 +64,11 @@ def hourly_cost(prices: list[dict], tdp_w: float | None, num_devices: int, price
     """US$ per hour for ``num_devices`` devices and how it was found; None when nothing is known."""
     if price_per_hour is not None:
         return {"basis": "given", "usd_per_hour": price_per_hour * num_devices, "usd_per_device_hour": price_per_hour}
-    clouds = cloud_prices(prices)
-    if purchase_usd is None and clouds:
-        values = [p["usd"] for p in clouds]
-        per_device = statistics.median(values)
+    cloud = cloud_median(prices)
+    if purchase_usd is None and cloud:
+        per_device = cloud["usd"]
         return {"basis": "cloud", "usd_per_hour": per_device * num_devices, "usd_per_device_hour": per_device,
-                "low": min(values), "high": max(values), "providers": len(clouds),
-                "as_of": max(p["as_of"] for p in clouds)}
+                "low": cloud["low"], "high": cloud["high"], "providers": cloud["providers"], "as_of": cloud["as_of"]}
     bought = purchase_price(prices)
     usd = purchase_usd if purchase_usd is not None else (bought["usd_mid"] if bought else None)
     if usd is None:
