@@ -123,27 +123,27 @@ def parameter_count_problems(model: dict) -> list[tuple[tuple, str]]:
         return []  # the schema and the checks above report what is missing or malformed
     problems = []
     params = model["parameters"]
-    stated = spec.params
-    best = min(totals, key=lambda c: abs(c - stated))
-    if stated <= 0 or (abs(best / stated - 1) > TOTAL_TOLERANCE and not _rounds_to(best, params["total_b"])):
-        problems.append((
-            ("parameters", "total_b"),
-            f"{params['total_b']} billion differs from the {best / BILLION:.2f} billion the architecture adds up to "
-            f"({(best / stated - 1) * 100 if stated else 0:+.1f} %, more than {TOTAL_TOLERANCE:.0%}); check layers, widths, "
-            "vocabulary and experts, or the card's figure",
-        ))
+    total = _count_problem(params["total_b"], totals, TOTAL_TOLERANCE, "the architecture adds up to",
+                           "check layers, widths, vocabulary and experts, or the card's figure")
+    if total:
+        problems.append((("parameters", "total_b"), total))
     mla = model.get("mla")
     if actives and "active_b" in params and not (mla and "q_lora_rank" not in mla):
-        active = params["active_b"] * BILLION
-        best = min(actives, key=lambda c: abs(c - active))
-        if active <= 0 or (abs(best / active - 1) > ACTIVE_TOLERANCE and not _rounds_to(best, params["active_b"])):
-            problems.append((
-                ("parameters", "active_b"),
-                f"{params['active_b']} billion differs from the {best / BILLION:.2f} billion one token uses per the "
-                f"architecture ({(best / active - 1) * 100 if active else 0:+.1f} %, more than {ACTIVE_TOLERANCE:.0%}); "
-                "check experts, active_experts, shared_experts and expert_intermediate",
-            ))
+        active = _count_problem(params["active_b"], actives, ACTIVE_TOLERANCE, "one token uses per the architecture",
+                                "check experts, active_experts, shared_experts and expert_intermediate")
+        if active:
+            problems.append((("parameters", "active_b"), active))
     return problems
+
+
+def _count_problem(stated_b: float, counts: list[float], tolerance: float, what: str, hint: str) -> str | None:
+    """The message when no count in ``counts`` is within ``tolerance`` of ``stated_b`` billion (nor rounds to it)."""
+    stated = stated_b * BILLION
+    best = min(counts, key=lambda c: abs(c - stated))
+    if stated > 0 and (abs(best / stated - 1) <= tolerance or _rounds_to(best, stated_b)):
+        return None
+    return (f"{stated_b} billion differs from the {best / BILLION:.2f} billion {what} "
+            f"({(best / stated - 1) * 100 if stated else 0:+.1f} %, more than {tolerance:.0%}); {hint}")
 
 
 def _rounds_to(count: float, stated_b: float) -> bool:
