@@ -21,12 +21,15 @@ from calculators.catalog import Catalog, CatalogError
 from calculators.inputs import CUSTOM, parse
 from calculators.memory import (
     MemoryOptions,
+    custom_device,
     estimate_memory,
     formats_that_fit,
+    hardware_verdict,
     max_batch,
     max_context,
     presets_that_fit,
     tp_errors,
+    with_capacity,
 )
 from calculators.messages import Message, ValidationError, error
 from calculators.models import ModelSpec
@@ -71,6 +74,16 @@ def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
     if problems:
         raise ValidationError(problems)
     result, notes = estimate_memory(model, opts, catalog.devices)
+    result["verdict"] = None
+    device_id, memory_gib = values.get("device"), values.get("memory_gib")
+    if device_id or memory_gib:
+        device = catalog.devices[device_id] if device_id else custom_device(memory_gib)
+        if device_id and memory_gib:
+            device = with_capacity(device, memory_gib)
+        result["verdict"] = hardware_verdict(model, opts, device_id, device, values.get("ram_gib"),
+                                             catalog.devices, result["fits"])
+        if result["verdict"]["ram_ignored"]:
+            notes.append(Message("note.ram_ignored", {"mode": opts.mode}))
     result["notes"] = [n.render(lang) for n in notes]
     return result
 

@@ -32,6 +32,10 @@ vram only
   lora_rank        LoRA rank
   overhead_gib     runtime overhead per device [GiB]
   bpw              EXL2/EXL3 target bits per weight (also fit)
+vram: your hardware (a verdict with margin or shortfall, and what would fit instead)
+  device           device id (also speed and fit)
+  memory_gib       memory per device [GiB]: another configuration of ``device``, or a device not in the data set
+  ram_gib          system memory for layers offloaded from the device(s) [GiB]
 fit (reverse questions on one device)
   device           device id; with ``model``: longest context, concurrent sequences and memory per weight
                    format; without: which presets fit. ``weights`` absent: the format with the most bits that fits
@@ -123,7 +127,11 @@ PARAMETERS: tuple[Param, ...] = (
     Param("tp", "int", VRAM, "tensor-parallel degree", 1, 1, 4096),
     Param("lora_rank", "int", VRAM, "LoRA rank", d.LORA_RANK.value, 1, 65_536),
     Param("overhead_gib", "float", VRAM_FIT, "runtime overhead per device in GiB", d.RUNTIME_OVERHEAD_GIB.value, 0, 1024),
-    Param("device", "device", SPEED + FIT, "device id"),
+    Param("device", "device", VRAM + SPEED + FIT, "device id (vram: your device, for a verdict)"),
+    Param("memory_gib", "float", VRAM, "vram: memory per device in GiB (another configuration of --device, or a "
+          "device not in the data set)", None, 0, 1_000_000, True),
+    Param("ram_gib", "float", VRAM, "vram: system memory in GiB that layers can be offloaded to (llama.cpp)", None,
+          0, 1_000_000),
     Param("baseline", "device", SPEED, "baseline device id to compare with"),
     Param("workload", "choice", SPEED, "decode, prefill, training or kernel", "decode", choices=WORKLOADS),
     Param("precision", "choice", SPEED, "compute precision (default: the weight format's)", choices=PRECISIONS),
@@ -153,6 +161,15 @@ BY_NAME = {p.name: p for p in PARAMETERS}
 _TRUE = {"true", "1", "yes", "on", "ja", "wahr"}
 _FALSE = {"false", "0", "no", "off", "nein", "falsch"}
 _GROUPED_INT = re.compile(r"^[+-]?\d{1,3}([,.\u00a0\u202f' _]\d{3})+$")
+# "1,000" and "2.500": one separator before exactly three digits is a thousands group in one language and a
+# decimal sign in the other, so a decimal field refuses it rather than guess.
+_AMBIGUOUS = re.compile(r"^[+-]?[1-9]\d{0,2}[,.]\d{3}$")
+# Grouped digits with a decimal part: "1,234.5" (English) or "1.234,5" (German); the last sign is the decimal one.
+_GROUPED_DECIMAL = re.compile(r"^[+-]?\d{1,3}(?:(?P<g>[,.\u00a0\u202f' _])\d{3})(?:(?P=g)\d{3})*(?P<d>[,.])\d+$")
+
+
+class AmbiguousNumber(ValueError):
+    """A decimal number whose one separator could be a thousands group or a decimal sign."""
 
 
 def params_for(command: str) -> list[Param]:
@@ -175,6 +192,16 @@ def parse_number(text: str, integer: bool) -> float:
     text = text.strip()
     if integer and _GROUPED_INT.match(text):
         text = re.sub(r"[,.\u00a0\u202f' _]", "", text)
+    elif not integer and _AMBIGUOUS.match(text):
+        raise AmbiguousNumber(text)
+    elif _GROUPED_INT.match(text) and len(set(re.findall(r"[,.\u00a0\u202f' _]", text))) == 1 and (
+            text.count(",") > 1 or text.count(".") > 1 or not re.search(r"[,.]", text)):
+        text = re.sub(r"[,.\u00a0\u202f' _]", "", text)  # "1,000,000", "1.000.000", "1 000": grouping only
+    else:
+        grouped = _GROUPED_DECIMAL.match(text)
+        if grouped and grouped["g"] != grouped["d"]:
+            whole, decimals = text[:grouped.start("d")], text[grouped.end("d"):]
+            text = re.sub(r"[,.\u00a0\u202f' _]", "", whole) + "." + decimals
     if "," in text and "." not in text:
         text = text.replace(",", ".")
     return float(text)
@@ -219,6 +246,8 @@ def parse_value(param: Param, raw, catalog: Catalog):
     elif isinstance(raw, str):
         try:
             value = parse_number(raw, integer)
+        except AmbiguousNumber:
+            return error(name, "error.ambiguous_number", field=name, value=raw.strip()[:60])
         except ValueError:
             return error(name, "error.not_a_number", field=name, value=raw.strip()[:60])
     else:
@@ -228,7 +257,8 @@ def parse_value(param: Param, raw, catalog: Catalog):
     if integer:
         if isinstance(value, float):
             if not value.is_integer():
-                return error(name, "error.not_an_integer", field=name, value=value)
+                typed = raw.strip()[:60] if isinstance(raw, str) else value  # as typed: "4096.5", not "4,096"
+                return error(name, "error.not_an_integer", field=name, value=typed)
             value = int(value)
     else:
         value = float(value)

@@ -724,3 +724,104 @@ def presets_that_fit(models: dict, opts: MemoryOptions, device_id: str, device: 
     out.update({"weights": opts.weights, "kv_cache": opts.kv_cache, "context": opts.context, "batch": opts.batch,
                 "presets": rows})
     return out
+
+
+# --- your hardware: a verdict ---------------------------------------------------------
+
+SUGGESTED_FORMATS = 3  # formats that fit, most bits first
+SUGGESTED_DEVICES = 3  # other devices that hold the model alone, smallest memory first
+
+
+def custom_device(memory_gib: float) -> dict:
+    """A device that is not in the data set, described by its memory alone (GiB per device)."""
+    return {"name": "", "memory": {"capacity_gib": memory_gib, "type": "custom"}}
+
+
+def with_capacity(device: dict, memory_gib: float) -> dict:
+    """``device`` with another memory size (one of its configurations, or what the reader owns)."""
+    return {**device, "memory": {**device["memory"], "capacity_gib": memory_gib}}
+
+
+def hardware_verdict(model: ModelSpec, opts: MemoryOptions, device_id: str | None, device: dict,
+                     ram_gib: float | None, device_list: dict, fit_list: list[dict]) -> dict:
+    """Does this configuration run on ``opts.num_devices`` of the reader's ``device``, and if not, what would.
+
+    The need per device is the one the fits table uses (one replica split evenly, each device keeping
+    its own runtime overhead). ``margin_gib`` is what is left (negative: what is missing) of the usable
+    memory per device. With ``ram_gib`` (inference on a device with its own memory only) the part that
+    does not fit can be offloaded to system memory, as llama.cpp does layer by layer. Suggestions come
+    from the same estimator: the longest context that fits, the formats that fit (inference), the
+    number of these devices that holds it, and the smallest other devices that hold it alone.
+    """
+    n = opts.num_devices
+    need = _per_device_need(model, opts, device, n)
+    usable = usable_bytes(device)
+    fits_here = need <= usable
+    unified = gpu_share(device) is not None
+    offload = None
+    if ram_gib is not None and not fits_here and not opts.training and not unified and not dev.is_sram_only(device):
+        offload_bytes = (need - usable) * n
+        offload = {"ram_gib": ram_gib, "offload_gib": offload_bytes / d.GIB,
+                   "fits": offload_bytes <= ram_gib * d.GIB,
+                   "share_offloaded": offload_bytes / (need * n)}
+    shardable, fixed = _replica(model, opts)
+    own_fixed = 0.0 if dev.is_sram_only(device) else fixed
+    count_needed = None
+    if usable > own_fixed:
+        count = max(1, math.ceil(shardable / (usable - own_fixed) - 1e-12))
+        count_needed = count if count <= d.MAX_DEVICES_FOR_FIT else None
+    longest = max_context(model, opts, device_id or "", device, n)
+    formats = []
+    if not opts.training:
+        rows = formats_that_fit(model, opts, device_id or "", device, n)["formats"]  # most bits first
+        current = next(r["weights_gib"] for r in rows if r["weights"] == opts.weights)
+        seen = set()
+        for r in rows:
+            # Fits here: the formats with more bits that fit too; else the ones with the most bits that fit.
+            wanted = r["fits"] and r["weights"] != opts.weights and (r["weights_gib"] > current or not fits_here)
+            size = round(r["per_device_gib"], 2)
+            if wanted and size not in seen:  # bf16 and fp16 take the same memory: name the first only
+                seen.add(size)
+                formats.append({"weights": r["weights"], "per_device_gib": r["per_device_gib"],
+                                "headroom_gib": r["headroom_gib"]})
+        formats = formats[:SUGGESTED_FORMATS]
+
+    def kinship(entry: dict) -> int:
+        """0: the same kind and segment as the reader's device (a GPU owner is shown GPUs first), 1: same kind."""
+        other = device_list.get(entry["device"], {})
+        if not device_id:
+            return 0
+        same_kind = other.get("kind") == device.get("kind") and (gpu_share(other) is None) == (not unified)
+        return 0 if same_kind and other.get("segment") == device.get("segment") else 1 if same_kind else 2
+
+    memory = device["memory"]
+    sizes = sorted({c["capacity_gib"] for c in memory.get("configurations", [])} or {memory["capacity_gib"]})
+    holding = [c for c in sizes if c * d.GIB * (gpu_share(device) or 1.0) >= need]
+    configuration = holding[0] if len(sizes) > 1 and holding and holding[0] != dev.capacity_bytes(device) / d.GIB \
+        else None
+    others = sorted((f for f in fit_list if f["count"] == 1 and f["device"] != device_id),
+                    key=lambda f: (kinship(f), f["usable_gib"], f["name"]))[:SUGGESTED_DEVICES]
+    return {
+        "device": device_id,
+        "name": dev.name(device) if device_id else None,
+        "num_devices": n,
+        "capacity_gib": dev.capacity_bytes(device) / d.GIB,
+        "usable_gib": usable / d.GIB,
+        "gpu_share": gpu_share(device),
+        "need_gib": need / d.GIB,
+        "margin_gib": (usable - need) / d.GIB,
+        "fits": fits_here,
+        "offload": offload,
+        "ram_ignored": ram_gib is not None and offload is None and not fits_here,
+        "configurations_gib": sizes if len(sizes) > 1 else [],
+        "suggestions": {
+            "max_context": longest["context"] if longest["context"] != opts.context else None,
+            "max_context_limited_by": longest["limited_by"],
+            "formats": formats,
+            "num_devices": count_needed if not fits_here else None,
+            # A device sold with several memory sizes: the smallest that holds it, when not the one assumed.
+            "configuration_gib": configuration,
+            "devices": [{"device": f["device"], "name": f["name"], "capacity_gib": f["capacity_gib"],
+                         "per_device_gib": f["per_device_gib"]} for f in others] if not fits_here else [],
+        },
+    }

@@ -237,6 +237,9 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
         "bound": sm.bound(parts),
         "tokens_per_s": t.tokens / time,
         "tokens_per_s_per_sequence": t.tokens / time / opts.batch,
+        # Decode: one sequence's output speed in multiples of silent reading speed (defaults.reading_tokens_per_s).
+        "reading_speed_factor": (t.tokens / time / opts.batch / d.reading_tokens_per_s())
+        if opts.workload == "decode" else None,
         "attainable_tflops": t.flops / time / 1e12 / n,
         "engine": engine,
         "split": split,

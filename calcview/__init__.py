@@ -14,8 +14,9 @@ from __future__ import annotations
 import l10n
 from calculators.api import handle
 from calculators.inputs import BY_NAME, suggestions
-from calculators.messages import error
-from calcview.results import memory_html, speed_html
+from calculators.messages import display, error, field_label
+from calcview.markup import el, text
+from calcview.results import memory_html, memory_verdict, speed_comparison, speed_html, speed_verdict
 
 
 def render(request: dict, catalog) -> dict:
@@ -43,6 +44,26 @@ def render(request: dict, catalog) -> dict:
     response = handle(request, catalog)
     out = {**response, "warnings": warnings}
     if response["ok"]:
-        draw = memory_html if request["command"] == "vram" else speed_html
-        out["html"] = draw(response["result"], lang)
+        result = response["result"]
+        if request["command"] == "vram":
+            out["html"] = memory_html(result, lang)
+            out["summary"] = memory_verdict(result, lang).plain()
+        else:
+            out["html"] = speed_html(result, lang)
+            comparison = speed_comparison(result, lang)
+            out["summary"] = speed_verdict(result, lang).plain() + (" " + comparison.plain() if comparison else "")
+        out["html"] = defaults_used_html(request, lang) + out["html"]
     return out
+
+
+def defaults_used_html(request: dict, lang: str) -> str:
+    """Which fields the reader left empty and the default each then takes ("Context length 4,096"), so an
+    empty field never silently means a number."""
+    params = request.get("params") or {}
+    used = [f"{field_label(name, lang)} {display(name, BY_NAME[name].default, lang)}"
+            for name, raw in params.items()
+            if isinstance(raw, str) and not raw.strip() and BY_NAME[name].default is not None
+            and BY_NAME[name].kind in ("int", "float")]
+    if not used:
+        return ""
+    return el("p", text(l10n.t(lang, "calc.empty_default", fields="; ".join(used))), class_="atlas-calc-defaults")

@@ -38,6 +38,8 @@ UNIT_KEYS = {
     "elements per token and layer": "calc.dunit.elements_per_token_layer",
     "share of experts one decode step reads": "calc.dunit.expert_share",
     "dense peak / sparse peak": "calc.dunit.dense_per_sparse",
+    "words per minute": "calc.dunit.words_per_minute",
+    "words per token": "calc.dunit.words_per_token",
 }
 
 

@@ -14,16 +14,17 @@ from __future__ import annotations
 import l10n
 from calculators import devices as dev
 from calculators.inputs import BY_NAME, CUSTOM, CUSTOM_FIELDS, Param, params_for
-from calcview.markup import attrs, el, text
+from calcview.markup import attrs, el, text, void
 from calcview.numbers import field_value
 
 # (group name, condition or None, parameter names); every parameter of a command appears once.
 LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
     "vram": [
         ("main", None, ("model", "mode", "weights", "kv_cache", "context", "batch")),
+        ("hardware", None, ("device", "num_devices", "memory_gib", "ram_gib")),
         ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
         ("training", "mode!=inference", ("optimizer", "lora_rank", "gradient_checkpointing")),
-        ("parallel", None, ("num_devices", "tp", "zero")),
+        ("parallel", None, ("tp", "zero")),
         ("quantisation", None, ("group_size", "double_quant", "bpw", "overhead_gib")),
     ],
     "speed": [
@@ -38,6 +39,14 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
 }
 # Groups shown folded (``<details>``): options most readers leave alone.
 FOLDED = {"parallel", "quantisation", "efficiency", "placement", "cost"}
+# Parameters whose term the glossary explains: parameter -> glossary slug (atlas/glossary.py ENTRIES).
+GLOSSARY = {
+    "weights": "quantisation", "kv_cache": "kv-cache", "context": "kv-cache", "batch": "batching",
+    "mode": "fine-tuning", "lora_rank": "lora", "device": "gpu", "baseline": "gpu", "workload": "prefill-decode",
+    "precision": "precision", "compute_efficiency": "mfu", "memory_efficiency": "memory-bandwidth",
+    "flops": "flops", "bytes": "arithmetic-intensity", "host_bandwidth_gb_s": "memory-bandwidth",
+}
+GLOSSARY_PAGE = "../../glossary/"  # from /calculators/<name>/ and /de/calculators/<name>/
 # Groups whose fields always go into the URL when shown (a custom model must be complete in a link).
 ALWAYS_IN_URL = {"custom"}
 
@@ -70,8 +79,13 @@ def _label(name: str, lang: str) -> str:
 def _choice_label(param: Param, value: str, lang: str, catalog) -> str:
     if param.kind == "model":
         return catalog.models[value]["name"] if value != CUSTOM else l10n.t(lang, "calc.custom_model")
-    if param.kind == "device":
-        return dev.name(catalog.devices[value])
+    if param.kind == "device":  # with its memory, so a reader can tell the 16 from the 32 GiB version
+        device = catalog.devices[value]
+        sizes = sorted({c["capacity_gib"] for c in dev.configurations(device)})
+        gib = l10n.format_number(sizes[0], lang, 1) if len(sizes) == 1 else \
+            l10n.t(lang, "calc.device_option.range", low=l10n.format_number(sizes[0], lang, 1),
+                   high=l10n.format_number(sizes[-1], lang, 1))
+        return l10n.t(lang, "calc.device_option", name=dev.name(device), gib=gib)
     key = {
         "weights": f"format.{value}",
         "kv_cache": f"format.{value}",
@@ -94,9 +108,42 @@ def choices(param: Param, catalog) -> list[str]:
     return list(param.choices)
 
 
+def _described_by(command: str, name: str) -> str:
+    return f"{field_id(command, name)}-help {field_id(command, name)}-error"
+
+
+def help_text(command: str, name: str, lang: str) -> str:
+    """The one-line explanation of a field in ``lang`` (``help.<name>``, or ``help.<name>.<command>``
+    where one command reads it differently); ``{default}`` is the parameter's default as typed."""
+    key = f"help.{name}.{command}" if f"help.{name}.{command}" in l10n.labels(lang) else f"help.{name}"
+    default = BY_NAME[name].default
+    return l10n.t(lang, key, default=l10n.format_number(default, lang, 2)
+                  if isinstance(default, (int, float)) and not isinstance(default, bool) else default)
+
+
+def _help(command: str, name: str, lang: str) -> str:
+    slug = GLOSSARY.get(name)
+    link = ""
+    if slug:
+        term = l10n.t(lang, f"glossary.{slug}.term")
+        link = " " + el("a", text(l10n.t(lang, "calc.glossary_link", term=term)), href=f"{GLOSSARY_PAGE}#{slug}")
+    return el("p", text(help_text(command, name, lang)) + link, id=f"{field_id(command, name)}-help",
+              class_="atlas-calc-help")
+
+
+def _device_search(command: str, name: str, lang: str) -> str:
+    """A search box that narrows the device list (calculator.mjs filters the options; without JavaScript
+    the list is still complete)."""
+    box_id = f"{field_id(command, name)}-search"
+    return void("input", type="search", id=box_id, data_filter_for=field_id(command, name),
+              placeholder=l10n.t(lang, "calc.device_search.placeholder"), aria_label=l10n.t(lang, "calc.device_search"),
+              autocomplete="off", spellcheck="false", hidden=True, class_="atlas-calc-search")
+
+
 def _select(param: Param, value, command: str, lang: str, catalog) -> str:
     options = []
-    if param.default is None and param.kind != "model" and param.name != "device":
+    optional_device = param.name == "device" and command == "vram"  # the verdict needs no device
+    if param.default is None and param.kind != "model" and (param.name != "device" or optional_device):
         key = f"calc.auto.{command}.{param.name}"
         key = key if key in l10n.labels(lang) else f"calc.auto.{param.name}"
         options.append(el("option", text(l10n.t(lang, key)), value=""))
@@ -104,19 +151,20 @@ def _select(param: Param, value, command: str, lang: str, catalog) -> str:
         options.append(el("option", text(_choice_label(param, choice, lang, catalog)), value=choice,
                           selected=(choice == value)))
     return el("select", "".join(options), id=field_id(command, param.name), name=param.name,
-              data_default=field_value(value, lang),
-              aria_describedby=f"{field_id(command, param.name)}-error")
+              data_default=field_value(value, lang), aria_describedby=_described_by(command, param.name))
 
 
 def _input(param: Param, value, command: str, lang: str) -> str:
     shown = field_value(value, lang)
+    described = _described_by(command, param.name)
     if param.kind == "bool":
-        return f'<input type="checkbox"{attrs(id=field_id(command, param.name), name=param.name, value="true", checked=bool(value), data_default=shown or "false", aria_describedby=field_id(command, param.name) + "-error")}>'
-    placeholder = None
-    if value is None and f"calc.placeholder.{param.name}" in l10n.labels(lang):
+        return f'<input type="checkbox"{attrs(id=field_id(command, param.name), name=param.name, value="true", checked=bool(value), data_default=shown or "false", aria_describedby=described)}>'
+    # An empty field means the default: the placeholder shows it (or says what the calculator does instead).
+    placeholder = field_value(param.default, lang) or None
+    if f"calc.placeholder.{param.name}" in l10n.labels(lang):
         placeholder = l10n.t(lang, f"calc.placeholder.{param.name}")
     return (
-        f'<input type="text"{attrs(id=field_id(command, param.name), name=param.name, value=shown, data_default=shown, inputmode="numeric" if param.kind == "int" else "decimal", autocomplete="off", spellcheck="false", placeholder=placeholder, aria_describedby=field_id(command, param.name) + "-error")}>'
+        f'<input type="text"{attrs(id=field_id(command, param.name), name=param.name, value=shown, data_default=shown, inputmode="numeric" if param.kind == "int" else "decimal", autocomplete="off", spellcheck="false", placeholder=placeholder, aria_describedby=described)}>'
     )
 
 
@@ -131,10 +179,11 @@ def field_html(command: str, name: str, value, lang: str, catalog) -> str:
     label = el("label", text(_label(name, lang)), for_=field_id(command, name))
     error = el("p", "", id=f"{field_id(command, name)}-error", class_="atlas-calc-error", data_error_for=name,
                hidden=True, role="alert")
-    kind = "check" if param.kind == "bool" else "field"
-    if kind == "check":
-        return el("div", control + label + error, class_="atlas-calc-check")
-    return el("div", label + control + error, class_="atlas-calc-field")
+    helps = _help(command, name, lang)
+    if param.kind == "bool":
+        return el("div", control + label + helps + error, class_="atlas-calc-check")
+    search = _device_search(command, name, lang) if param.kind == "device" else ""
+    return el("div", label + search + control + helps + error, class_="atlas-calc-field")
 
 
 def _condition_holds(condition: str | None, values: dict) -> bool:

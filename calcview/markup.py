@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from html import escape
+from string import Formatter
 
 
 def attrs(**values) -> str:
@@ -21,6 +22,22 @@ def el(tag: str, content: str = "", **values) -> str:
     return f"<{tag}{attrs(**values)}>{content}</{tag}>"
 
 
+def void(tag: str, **values) -> str:
+    """An element without content or end tag: ``<input attrs>``."""
+    return f"<{tag}{attrs(**values)}>"
+
+
 def text(value) -> str:
     """Escape ``value`` for use as element content."""
     return escape(str(value), quote=False)
+
+
+def fill(template: str, **parts: str) -> str:
+    """A translated sentence as HTML: the text of ``template`` escaped, each ``{name}`` replaced by the HTML
+    ``parts[name]`` (an element holding a result value, say). A placeholder without a part raises KeyError."""
+    out = []
+    for literal, name, _spec, _conv in Formatter().parse(template):
+        out.append(text(literal))
+        if name is not None:
+            out.append(parts[name])
+    return "".join(out)

@@ -52,3 +52,14 @@ def field_value(value, lang: str) -> str:
             text = text[:-2]
         return text.replace(".", ",") if lang == "de" else text
     return str(value)
+
+
+_SI_PREFIXES = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def si(value: float, lang: str, unit: str, digits: int = 3) -> str:
+    """A large count with a decimal SI prefix: 1.52e11 FLOP -> ``152 GFLOP``, 1.61e10 B -> ``16.1 GB``."""
+    for factor, prefix in _SI_PREFIXES:
+        if abs(value) >= factor:
+            return f"{significant(value / factor, lang, digits)} {prefix}{unit}"
+    return f"{significant(value, lang, digits)} {unit}"

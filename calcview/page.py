@@ -51,18 +51,22 @@ def page_config(command: str, lang: str) -> dict:
         "entry": ENTRY_POINT,
         "lang": lang,
         "status": {key: l10n.t(lang, f"calc.status.{key}") for key in STATUS_KEYS},
-        "messages": {"runtime.internal_error": l10n.t(lang, "runtime.internal_error")},
+        "messages": {"runtime.internal_error": l10n.t(lang, "runtime.internal_error"),
+                     "calc.hint.required": l10n.t(lang, "calc.hint.required"),
+                     "calc.device_search.none": l10n.t(lang, "calc.device_search.none")},
     }
 
 
 def widget_html(name: str, config: dict, lang: str, form: str, result_html: str, script_src: str, texts: dict,
-                after: str = "", extra_class: str | None = None) -> str:
+                after: str = "", extra_class: str | None = None, summary: str | None = None) -> str:
     """The frame every in-page computation shares (the calculators, the kernel demos): its config
     for the page script, the status line, ``form``, the error box, the pre-computed ``result_html``,
     the link to the result, ``after`` (an explanation) and the module script ``script_src``.
 
     ``texts`` holds the status line without JavaScript (``static``), the result region's label
-    (``results_label``) and the link's text (``share``), in ``lang``.
+    (``results_label``) and the link's text (``share``), in ``lang``. With ``summary`` (the one-line
+    answer as plain text) the form and the result sit side by side on wide screens, and the answer
+    stays in a bar at the top of the screen on narrow ones while the reader changes the form.
     """
     config_tag = el("script", config_json(config), type="application/json", data_calc_config=True)
     status = el("p", text(texts["static"]), class_="atlas-calc-status", role="status", aria_live="polite",
@@ -72,7 +76,12 @@ def widget_html(name: str, config: dict, lang: str, form: str, result_html: str,
     results = el("section", result_html, class_="atlas-calc-results", data_calc_results=name,
                  aria_label=texts["results_label"])
     share = el("p", el("a", text(texts["share"]), href="./", data_calc_share=True), class_="atlas-calc-share")
-    body = config_tag + status + form + errors + results + share + after
+    if summary is None:
+        body = config_tag + status + form + errors + results + share + after
+    else:
+        bar = el("p", text(summary), class_="atlas-calc-summary-bar", data_calc_summary=True, aria_hidden="true")
+        output = el("div", errors + results + share, class_="atlas-calc-output")
+        body = config_tag + bar + status + el("div", form + output, class_="atlas-calc-layout") + after
     classes = "atlas-calc" + (f" {extra_class}" if extra_class else "")
     section = el("div", body, class_=classes, data_atlas_calculator=name, lang=lang)
     return section + el("script", "", type="module", src=script_src)
@@ -89,4 +98,5 @@ def calculator_html(command: str, page_defaults: dict, lang: str, catalog, scrip
     texts = {key: l10n.t(lang, f"calc.{key}") for key in ("results_label", "share")}
     texts["static"] = l10n.t(lang, "calc.status.static")
     return widget_html(command, page_config(command, lang), lang, form_html(command, values, lang, catalog),
-                       response["html"], script_src, texts, after=explain_html(command, lang))
+                       response["html"], script_src, texts, after=explain_html(command, lang),
+                       summary=response["summary"])

@@ -17,10 +17,13 @@ import charts
 import l10n
 from calculators.defaults import MAX_DEVICES_FOR_FIT
 from calcview import numbers
-from calcview.markup import el, text
+from calcview.markup import el, fill, text
 from charts import estimates
 
 BREAKDOWN = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
+# What the speed result's ``time_s`` is the time of, per workload.
+TIME_ROW = {"decode": "calc.row.time_token", "prefill": "calc.row.time_prefill", "training": "calc.row.time_run",
+            "kernel": "calc.row.time"}
 FITS_SHOWN = 12  # devices listed before the rest fold away
 
 
@@ -56,7 +59,130 @@ def _chart(draw, lang: str) -> str:
         return el("p", text(_t(lang, "calc.chart_unavailable", reason=str(exc))), class_="atlas-calc-chart-missing")
 
 
+class Sentence:
+    """One translated sentence whose placeholders are result values: as HTML (each value in its
+    ``data-result`` element) and as plain text (the sticky summary on phones)."""
+
+    def __init__(self, template: str, **parts):
+        self.template = template
+        self.parts = parts  # name -> plain text, or (path, raw JSON value, shown text)
+
+    def html(self) -> str:
+        return fill(self.template, **{name: value("strong", *part) if isinstance(part, tuple) else text(part)
+                                      for name, part in self.parts.items()})
+
+    def plain(self) -> str:
+        return self.template.format(**{name: part[2] if isinstance(part, tuple) else part
+                                       for name, part in self.parts.items()})
+
+
 # --- memory -------------------------------------------------------------------
+
+
+def _verdict_device(verdict: dict, lang: str) -> str:
+    gib = numbers.significant(verdict["capacity_gib"], lang)
+    count = verdict["num_devices"]
+    if verdict["name"]:
+        if count == 1:
+            return _t(lang, "verdict.device.one", name=verdict["name"], gib=gib)
+        return _t(lang, "verdict.device.many", count=l10n.format_number(count, lang, 0), name=verdict["name"], gib=gib)
+    if count == 1:
+        return _t(lang, "verdict.device.custom_one", gib=gib)
+    return _t(lang, "verdict.device.custom_many", count=l10n.format_number(count, lang, 0), gib=gib)
+
+
+def memory_verdict(result: dict, lang: str) -> Sentence:
+    """The one-line answer: fits with its margin, short by how much, or runs only with offloading; without
+    a device of the reader's, the memory needed and the smallest device that holds it."""
+    verdict = result.get("verdict")
+    if not verdict:
+        fitting = [f for f in result["fits"] if f["count"] == 1]
+        need = ("total_gib", result["total_gib"], numbers.gib(result["total_gib"], lang))
+        if fitting:
+            smallest = min(fitting, key=lambda f: (f["usable_gib"], f["name"]))
+            device = _t(lang, "verdict.device.one", name=smallest["name"],
+                        gib=numbers.significant(smallest["capacity_gib"], lang))
+            return Sentence(_t(lang, "verdict.need") + " " + _t(lang, "verdict.smallest"),
+                            need=need, device=device)
+        return Sentence(_t(lang, "verdict.need") + " " + _t(lang, "verdict.nothing"), need=need)
+    device = _verdict_device(verdict, lang)
+    need = ("verdict.need_gib", verdict["need_gib"], numbers.gib(verdict["need_gib"], lang))
+    margin = ("verdict.margin_gib", verdict["margin_gib"], numbers.gib(abs(verdict["margin_gib"]), lang))
+    offload = verdict["offload"]
+    if verdict["fits"]:
+        return Sentence(_t(lang, "verdict.fits"), device=device, need=need, margin=margin)
+    if offload:
+        parts = {"device": device,
+                 "offload": ("verdict.offload.offload_gib", offload["offload_gib"],
+                             numbers.gib(offload["offload_gib"], lang)),
+                 "ram": numbers.significant(offload["ram_gib"], lang)}
+        if offload["fits"]:
+            return Sentence(_t(lang, "verdict.offload"), share=l10n.format_number(100 * offload["share_offloaded"], lang, 0),
+                            **parts)
+        return Sentence(_t(lang, "verdict.offload_short"), **parts)
+    return Sentence(_t(lang, "verdict.short"), device=device, need=need, margin=margin)
+
+
+def _speed_link(result: dict, device: str | None) -> str:
+    query = {"model": result["model"], "weights": result["weights"], "kv_cache": result["kv_cache"],
+             "context": result["context"], "batch": result["batch"]}
+    if device:
+        query["device"] = device
+    if result["num_devices"] > 1:
+        query["num_devices"] = result["num_devices"]
+    if result["model"] == "custom":
+        return "../speed/"
+    return "../speed/?" + "&".join(f"{k}={v}" for k, v in query.items() if v is not None)
+
+
+def suggestions_html(result: dict, lang: str) -> str:
+    """What would fit on the reader's device, from the estimator's own reverse questions."""
+    verdict = result.get("verdict")
+    if not verdict:
+        return ""
+    tips = verdict["suggestions"]
+    items = []
+    if tips["max_context"] is not None:
+        key = "verdict.suggest.context_model" if tips["max_context_limited_by"] == "model" else "verdict.suggest.context"
+        items.append(Sentence(_t(lang, key), context=("verdict.suggestions.max_context", tips["max_context"],
+                                                   l10n.format_number(tips["max_context"], lang, 0))).html())
+    if tips["formats"]:
+        formats = ", ".join(
+            text(_t(lang, "verdict.suggest.format_item", format=_t(lang, f"format.{f['weights']}"),
+                    gib=numbers.gib(f["per_device_gib"], lang)))
+            for f in tips["formats"])
+        key = "verdict.suggest.formats_more" if verdict["fits"] else "verdict.suggest.formats"
+        items.append(fill(_t(lang, key), formats=formats))
+    if tips.get("configuration_gib"):
+        sizes = ", ".join(numbers.significant(c, lang) for c in verdict["configurations_gib"])
+        items.append(Sentence(_t(lang, "verdict.suggest.configuration"), sizes=sizes,
+                              gib=("verdict.suggestions.configuration_gib", tips["configuration_gib"],
+                                   numbers.significant(tips["configuration_gib"], lang))).html())
+    if tips["num_devices"]:
+        items.append(Sentence(_t(lang, "verdict.suggest.num_devices"),
+                              count=("verdict.suggestions.num_devices", tips["num_devices"],
+                                     l10n.format_number(tips["num_devices"], lang, 0))).html())
+    if tips["devices"]:
+        devices = ", ".join(text(_t(lang, "verdict.device.one", name=f["name"],
+                                    gib=numbers.significant(f["capacity_gib"], lang))) for f in tips["devices"])
+        items.append(fill(_t(lang, "verdict.suggest.devices"), devices=devices))
+    if result["mode"] == "inference" and (verdict["fits"] or verdict["offload"]):
+        items.append(el("a", text(_t(lang, "verdict.suggest.speed")), href=_speed_link(result, verdict["device"])))
+    if not items:
+        return ""
+    heading = _t(lang, "verdict.heading.options" if verdict["fits"] else "verdict.heading.suggestions")
+    return el("p", text(heading), class_="atlas-calc-suggestions-heading") + el(
+        "ul", "".join(el("li", item) for item in items), class_="atlas-calc-suggestions")
+
+
+def memory_answer(result: dict, lang: str) -> str:
+    """The verdict line and its suggestions, first in the result."""
+    verdict = result.get("verdict")
+    state = "none" if not verdict else "fits" if verdict["fits"] else (
+        "offload" if verdict["offload"] and verdict["offload"]["fits"] else "short")
+    line = el("p", memory_verdict(result, lang).html(), class_="atlas-calc-verdict", data_verdict=state)
+    hint = el("p", text(_t(lang, "verdict.none")), class_="atlas-calc-hint") if not verdict else ""
+    return el("div", line + suggestions_html(result, lang) + hint, class_="atlas-calc-answer")
 
 
 def _capacities(fits: list[dict], need_gib: float) -> list[dict]:
@@ -77,13 +203,15 @@ def memory_html(result: dict, lang: str) -> str:
     """The memory calculator's result (``python -m calculators vram --json``) as HTML in ``lang``."""
     unit = _t(lang, "unit.gib")
     n = result["num_devices"]
-    total = el(
-        "p",
-        text(_t(lang, "calc.vram.total")) + " "
-        + el("strong", value("span", "total_gib", result["total_gib"], numbers.gib(result["total_gib"], lang))
-             + " " + text(unit)),
-        class_="atlas-calc-headline",
-    )
+    total = memory_answer(result, lang)
+    if result.get("verdict"):  # else the answer line itself states the memory needed
+        total += el(
+            "p",
+            text(_t(lang, "calc.vram.total")) + " "
+            + el("strong", value("span", "total_gib", result["total_gib"], numbers.gib(result["total_gib"], lang))
+                 + " " + text(unit)),
+            class_="atlas-calc-headline",
+        )
     if n > 1:
         total += el(
             "p",
@@ -91,12 +219,12 @@ def memory_html(result: dict, lang: str) -> str:
             + el("strong", value("span", "per_device_gib", result["per_device_gib"],
                                  numbers.gib(result["per_device_gib"], lang)) + " " + text(unit)),
         )
+    params = numbers.significant(result["params_b"], lang)
     summary = el(
         "p",
-        text(_t(lang, "calc.vram.summary", model=result["model_name"], mode=_t(lang, f"mode.{result['mode']}"),
+        text(_t(lang, "calc.vram.summary_one" if params == "1" else "calc.vram.summary", model=result["model_name"], mode=_t(lang, f"mode.{result['mode']}"),
                 weights=_t(lang, f"format.{result['weights']}"),
-                bits=l10n.format_number(result["bits_per_weight"], lang, 2),
-                params=numbers.significant(result["params_b"], lang))),
+                bits=l10n.format_number(result["bits_per_weight"], lang, 2), params=params)),
         class_="atlas-calc-summary",
     )
     bar = estimates.vram_bar(result, lang)  # one device's share when sharded
@@ -156,6 +284,45 @@ def fits_html(fits: list[dict], lang: str) -> str:
 # --- speed --------------------------------------------------------------------
 
 
+def speed_verdict(result: dict, lang: str) -> Sentence:
+    """The one-line answer: tokens per second in words (decode: against reading speed) and what limits it;
+    prefill and kernels: the time; training: the whole run."""
+    entry = result["device"]
+    time = ("device.time_s", entry["time_s"], numbers.duration(entry["time_s"], lang))
+    bound = _t(lang, f"speed.answer.bound.{entry['bound']}")
+    if result["workload"] == "decode" and entry.get("tokens_per_s_per_sequence"):
+        speed = entry["tokens_per_s_per_sequence"]
+        template = _t(lang, "speed.answer.tokens")
+        parts = {"device": entry["name"],
+                 "tokens": ("device.tokens_per_s_per_sequence", speed, numbers.significant(speed, lang))}
+        factor = entry.get("reading_speed_factor")
+        if factor is not None:
+            key = "speed.answer.reading" if factor >= 1 else "speed.answer.reading_slower"
+            template += " (" + _t(lang, key) + ")"
+            parts["factor"] = ("device.reading_speed_factor", factor, numbers.significant(factor, lang, 2))
+        return Sentence(_with_bound(template, lang), bound=bound, **parts)
+    key = "speed.answer.training" if result["workload"] == "training" else "speed.answer.time"
+    return Sentence(_with_bound(_t(lang, key), lang), device=entry["name"], time=time, bound=bound)
+
+
+def _with_bound(answer_template: str, lang: str) -> str:
+    """``answer_template`` followed by what limits it, punctuated as ``lang`` does (its placeholders kept)."""
+    return _t(lang, "speed.answer.with_bound").replace("{answer}", answer_template)
+
+
+def speed_comparison(result: dict, lang: str) -> Sentence | None:
+    """"X is 2.04× faster/slower than Y": the factor always at least 1, the direction in words."""
+    if result["speedup"] is None:
+        return None
+    compare = result.get("comparison") or {"direction": "faster" if result["speedup"] >= 1 else "slower",
+                                           "factor": max(result["speedup"], 1 / result["speedup"])}
+    shown = l10n.format_number(compare["factor"], lang, 2)
+    key = "calc.speed.compare_same" if shown == l10n.format_number(1, lang, 2) else \
+        f"calc.speed.compare_{compare['direction']}_factor"
+    return Sentence(_t(lang, key), device=result["device"]["name"], baseline=result["baseline"]["name"],
+                    factor=("speedup", result["speedup"], shown))
+
+
 def _opt(fmt, raw, lang):
     return fmt(raw, lang) if raw is not None else _t(lang, "table.not_stated")
 
@@ -163,36 +330,20 @@ def _opt(fmt, raw, lang):
 def speed_html(result: dict, lang: str) -> str:
     """The speed calculator's result (``python -m calculators speed --json``) as HTML in ``lang``."""
     entries = [("device", result["device"])] + ([("baseline", result["baseline"])] if result["baseline"] else [])
-    headline = ""
+    headline = el("p", speed_verdict(result, lang).html(), class_="atlas-calc-verdict", data_verdict=result["workload"])
+    comparison = speed_comparison(result, lang)
+    if comparison:
+        headline += el("p", comparison.html(), class_="atlas-calc-headline")
     verdict = next((n for n in result["notes"] if n["key"] in ("note.fits", "note.does_not_fit")), None)
     if verdict:
-        headline += el("p", text(verdict["message"]), class_="atlas-calc-verdict",
+        headline += el("p", text(verdict["message"]), class_="atlas-calc-fit",
                        data_fits="true" if verdict["key"] == "note.fits" else "false")
-    if result["speedup"] is not None:
-        compare = result.get("comparison") or {"direction": "faster" if result["speedup"] >= 1 else "slower",
-                                               "factor": max(result["speedup"], 1 / result["speedup"])}
-        headline += el(
-            "p",
-            text(_t(lang, f"calc.speed.compare_{compare['direction']}", device=result["device"]["name"],
-                    baseline=result["baseline"]["name"]))
-            + " " + el("strong", value("span", "speedup", result["speedup"],
-                                        l10n.format_number(compare["factor"], lang, 2)) + "×"),
-            class_="atlas-calc-headline",
-        )
-    else:
-        headline += el(
-            "p",
-            text(_t(lang, "calc.speed.time", device=result["device"]["name"])) + " "
-            + el("strong", value("span", "device.time_s", result["device"]["time_s"],
-                                  numbers.duration(result["device"]["time_s"], lang))),
-            class_="atlas-calc-headline",
-        )
     if result.get("reason"):
         headline += value("p", "reason.message", result["reason"]["message"], result["reason"]["message"],
                           class_="atlas-calc-reason")
     tflops = _t(lang, "unit.tops" if str(result["precision"]).startswith("int") else "unit.tflops")
     rows_spec = [
-        ("time_s", _t(lang, "calc.row.time"), lambda v: numbers.duration(v, lang)),
+        ("time_s", _t(lang, TIME_ROW[result["workload"]]), lambda v: numbers.duration(v, lang)),
         ("tokens_per_s", _t(lang, "calc.row.tokens_per_s"), lambda v: _opt(numbers.significant, v, lang)),
         ("bound", _t(lang, "calc.row.bound"), lambda v: _t(lang, f"bound.{v}")),
         ("compute_time_s", _t(lang, "calc.row.compute_time"), lambda v: numbers.duration(v, lang)),
@@ -232,8 +383,8 @@ def speed_html(result: dict, lang: str) -> str:
     table = _table(head, rows)
     workload = el(
         "p",
-        text(_t(lang, "calc.speed.work", flops=numbers.significant(result["flops"], lang),
-                bytes=_opt(numbers.significant, result["bytes"], lang))) + " "
+        text(_t(lang, "calc.speed.work", flops=numbers.si(result["flops"], lang, _t(lang, "calc.unit.flop")),
+                bytes=_opt(lambda v, lg: numbers.si(v, lg, _t(lg, "calc.unit.byte")), result["bytes"], lang))) + " "
         + (text(_t(lang, "calc.speed.intensity")) + " "
            + value("strong", "arithmetic_intensity", result["arithmetic_intensity"],
                    numbers.significant(result["arithmetic_intensity"], lang)) + " "

@@ -20,6 +20,37 @@ import { activateSteppers } from "./stepper.mjs";
 
 const TRUE_WORDS = ["true", "1", "yes", "on", "ja", "wahr"];
 const LINK_DELAY_MS = 300;
+// "Fill this in" problems: shown as a quiet hint until the reader has touched the field.
+const REQUIRED_KEYS = ["error.required", "error.required_custom", "error.kernel_empty"];
+
+// A search box above a device list narrows its options (the list itself stays complete without JavaScript).
+function activateSearch(box) {
+  const select = document.getElementById(box.dataset.filterFor);
+  if (!select || box.dataset.ready) return;
+  box.dataset.ready = "1";
+  box.hidden = false;
+  const words = (text) => text.toLowerCase().normalize("NFKD").replace(/[^a-z0-9.]+/g, " ").trim();
+  box.addEventListener("input", () => {
+    const query = words(box.value).split(" ").filter(Boolean);
+    let first = null;
+    for (const option of select.options) {
+      const hit = !option.value || query.every((q) => words(`${option.text} ${option.value}`).includes(q));
+      option.hidden = !hit;
+      if (hit && option.value && !first) first = option;
+    }
+    box.setCustomValidity(first || !query.length ? "" : box.dataset.none.replace("{query}", box.value));
+    box.toggleAttribute("aria-invalid", !first && query.length > 0);
+  });
+  box.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    const first = [...select.options].find((o) => o.value && !o.hidden);
+    if (first && select.value !== first.value) {
+      select.value = first.value;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  });
+}
 
 function conditionHolds(form, condition) {
   if (!condition) return true;
@@ -74,6 +105,11 @@ class Calculator {
     this.errors = root.querySelector("[data-calc-errors]");
     this.share = root.querySelector("[data-calc-share]");
     this.runButton = root.querySelector("[data-calc-run]");
+    this.summary = root.querySelector("[data-calc-summary]");
+    for (const box of root.querySelectorAll("input[data-filter-for]")) {
+      box.dataset.none = this.config.messages["calc.device_search.none"] || "";
+      activateSearch(box);
+    }
     this.live = this.config.trigger !== "submit"; // else only the Run button computes
     this.inflight = false;
     this.queued = false;
@@ -134,6 +170,8 @@ class Calculator {
 
   changed(event) {
     const field = event.target;
+    if (!field.name) return; // a search box: it only narrows a list
+    field.dataset.touched = "1";
     if (field.type === "checkbox") delete field.dataset.raw;
     if (field.tagName === "SELECT") {
       for (const option of field.querySelectorAll("option[data-from-link]")) {
@@ -223,9 +261,17 @@ class Calculator {
         : null;
       const field = problem.field ? this.form.elements.namedItem(problem.field) : null;
       if (line && field && !field.matches(":disabled")) {
-        line.textContent = line.textContent ? `${line.textContent} ${this.message(problem)}` : this.message(problem);
+        // Before the reader has touched a field that must be filled in, say so quietly, not as an error.
+        const untouched = REQUIRED_KEYS.includes(problem.key) && !field.dataset.touched;
+        const text = untouched ? this.config.messages["calc.hint.required"] || this.message(problem) : this.message(problem);
+        line.textContent = line.textContent ? `${line.textContent} ${text}` : text;
         line.hidden = false;
-        field.setAttribute("aria-invalid", "true");
+        line.classList.toggle("atlas-calc-hint", untouched);
+        if (untouched) line.removeAttribute("role");
+        else {
+          line.setAttribute("role", "alert");
+          field.setAttribute("aria-invalid", "true");
+        }
         const folded = field.closest("details");
         if (folded) folded.open = true;
       } else {
@@ -237,10 +283,17 @@ class Calculator {
     if (response.ok) {
       this.results.innerHTML = response.html;
       this.results.classList.remove("atlas-calc-stale");
+      this.results.hidden = false;
+      this.share.hidden = false;
+      if (this.summary && response.summary) this.summary.textContent = response.summary;
       activateSteppers(this.results);
       this.setStatus("ready", this.config.status.ready);
     } else {
-      this.results.classList.add("atlas-calc-stale");
+      // A result for other inputs would mislead: hide it until the inputs are valid again.
+      this.results.hidden = this.live;
+      this.share.hidden = this.live;
+      if (!this.live) this.results.classList.add("atlas-calc-stale");
+      if (this.summary) this.summary.textContent = this.config.status.invalid;
       this.setStatus("invalid", this.config.status.invalid);
     }
     this.renders += 1;
