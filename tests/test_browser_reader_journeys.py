@@ -1,0 +1,149 @@
+"""Reader journeys in a real browser, on a phone (390 × 844) and a desktop (1,366 × 850), in both
+languages: the answer is inside the first screen and says what the command line computes.
+
+The expected sentences come from ``calcview.render`` — the same Python the page runs — for the same
+inputs, and the shown values from ``python -m calculators … --json`` (``assert_matches_cli``).
+"""
+
+import pytest
+from test_browser_calculators import READY_MS, assert_matches_cli, page_url, renders, settle, wait_status
+
+import calcview
+import l10n
+from calculators_support import catalog
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 850}
+VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
+
+
+def expected_summary(command: str, params: dict, lang: str) -> str:
+    out = calcview.render({"command": command, "params": params, "lang": lang}, catalog())
+    assert out["ok"], out.get("errors")
+    return out["summary"]
+
+
+def open_page(browser, size: str):
+    context = browser.new_context(viewport=VIEWPORTS[size], is_mobile=size == "phone", has_touch=size == "phone")
+    pg = context.new_page()
+    pg.console_errors = []
+    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    return pg
+
+
+def visible_answer(pg, size: str) -> str:
+    """The answer the reader sees without scrolling: the sticky bar on a phone, the verdict line beside the
+    form on a desktop; asserts that it lies inside the viewport."""
+    selector = "[data-calc-summary]" if size == "phone" else "[data-calc-results] .atlas-calc-verdict"
+    box = pg.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect(); "
+                                        "return [r.top, r.bottom, r.width, innerHeight]; }")
+    top, bottom, width, height = box
+    assert width > 0 and 0 <= top and bottom <= height, f"answer outside the first screen: {box}"
+    return pg.inner_text(selector)
+
+
+def pick_device(pg, command: str, name: str, query: str):
+    """Type into the device search box and take the first match with Enter, as a reader does."""
+    before = renders(pg)
+    box = f"#calc-{command}-{name.replace('_', '-')}-search"
+    pg.fill(box, query)
+    pg.press(box, "Enter")
+    settle(pg, before)
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_will_qwen3_30b_run_on_my_rtx_4070_ti_super(browser, site_server, lang, size):
+    pg = open_page(browser, size)
+    pg.goto(page_url(site_server, lang, "vram"))
+    assert wait_status(pg, "ready") == "ready"
+    for field, value in (("model", "qwen3-30b-a3b"), ("weights", "q4_k_m")):
+        before = renders(pg)
+        pg.select_option(f"#calc-vram-{field}", value)
+        settle(pg, before)
+    before = renders(pg)
+    pg.fill("#calc-vram-context", "32768")
+    settle(pg, before)
+    pick_device(pg, "vram", "device", "4070 ti super")
+    assert pg.eval_on_selector("#calc-vram-device", "e => e.value") == "rtx-4070-ti-super"
+    params = {"model": "qwen3-30b-a3b", "weights": "q4_k_m", "context": "32768", "device": "rtx-4070-ti-super"}
+    pg.evaluate("window.scrollTo(0, 0)")
+    summary = expected_summary("vram", params, lang)
+    assert summary.startswith("✗")  # 21 GiB do not fit into 16 GiB
+    assert visible_answer(pg, size) == summary
+    assert_matches_cli(pg, "vram", params, lang)
+    # the link carries the device: a receiver sees the same answer
+    pg.wait_for_function("() => location.search.includes('device=rtx-4070-ti-super')")
+    shared = pg.url
+    other = open_page(browser, "phone")
+    other.goto(shared)
+    assert wait_status(other, "ready", timeout=READY_MS) == "ready"
+    assert visible_answer(other, "phone") == summary
+    assert pg.console_errors == [] and other.console_errors == []
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_how_much_faster_is_an_h100_than_my_rtx_3090(browser, site_server, lang):
+    pg = open_page(browser, "phone")
+    pg.goto(page_url(site_server, lang, "speed"))
+    assert wait_status(pg, "ready") == "ready"
+    pick_device(pg, "speed", "baseline", "3090")
+    assert pg.eval_on_selector("#calc-speed-baseline", "e => e.value") == "rtx-3090"
+    params = {"model": "llama-3.1-8b", "device": "h100-sxm", "baseline": "rtx-3090"}
+    pg.evaluate("window.scrollTo(0, 0)")
+    summary = visible_answer(pg, "phone")
+    assert summary == expected_summary("speed", params, lang)
+    assert ("faster than RTX 3090" if lang == "en" else "schneller als RTX 3090") in summary
+    assert_matches_cli(pg, "speed", params, lang)
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_a_shared_link_opens_with_its_answer_on_top(browser, site_server, lang, size):
+    params = {"model": "llama-3.1-70b", "weights": "q4_k_m", "device": "rtx-4090", "num_devices": "2"}
+    query = "?" + "&".join(f"{k}={v}" for k, v in params.items())
+    pg = open_page(browser, size)
+    pg.goto(page_url(site_server, lang, "vram", query))
+    assert wait_status(pg, "ready") == "ready"
+    summary = expected_summary("vram", params, lang)
+    assert summary.startswith("✓")  # 2 × 24 GiB hold a 4-bit 70B
+    assert visible_answer(pg, size) == summary
+    assert pg.console_errors == []
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_invalid_input_hides_the_result_and_says_what_to_fix(browser, site_server, lang):
+    pg = open_page(browser, "phone")
+    pg.goto(page_url(site_server, lang, "vram"))
+    assert wait_status(pg, "ready") == "ready"
+    before = renders(pg)
+    pg.fill("#calc-vram-context", "4096.5")
+    settle(pg, before)
+    assert pg.eval_on_selector("[data-calc-results]", "e => e.hidden")
+    assert pg.inner_text("[data-calc-summary]") == l10n.t(lang, "calc.status.invalid")
+    assert "4096.5" in pg.inner_text("[data-error-for='context']")
+    before = renders(pg)
+    pg.fill("#calc-vram-context", "")
+    settle(pg, before)
+    assert not pg.eval_on_selector("[data-calc-results]", "e => e.hidden")
+    assert l10n.format_number(4096, lang, 0) in pg.inner_text(".atlas-calc-defaults")
+
+
+def test_kernel_fields_show_a_hint_not_an_error_before_typing(browser, site_server):
+    pg = open_page(browser, "desktop")
+    pg.goto(page_url(site_server, "en", "speed"))
+    assert wait_status(pg, "ready") == "ready"
+    before = renders(pg)
+    pg.select_option("#calc-speed-workload", "kernel")
+    settle(pg, before)
+    line = "[data-error-for='flops']"
+    assert pg.inner_text(line) == l10n.t("en", "calc.hint.required")
+    assert pg.eval_on_selector(line, "e => e.classList.contains('atlas-calc-hint') && !e.getAttribute('role')")
+    assert pg.eval_on_selector("#calc-speed-flops", "e => !e.hasAttribute('aria-invalid')")
+    before = renders(pg)
+    pg.fill("#calc-speed-flops", "0")
+    settle(pg, before)
+    assert pg.eval_on_selector("#calc-speed-flops", "e => e.getAttribute('aria-invalid') === 'true'")
