@@ -51,6 +51,9 @@ class InputError(ValueError):
         super().__init__(f"{field}: {key} {params}")
 
 
+MAXIMUM = 1e12  # largest value a roofline input takes (FLOP/byte, TFLOP/s, GB/s)
+
+
 def positive(field: str, value) -> float:
     """``value`` as a positive finite float, or ``InputError``."""
     try:
@@ -61,8 +64,8 @@ def positive(field: str, value) -> float:
         raise InputError(field, "kernels.error.not_finite", value=str(value)[:40])
     if number <= 0:
         raise InputError(field, "kernels.error.not_positive", value=str(value)[:40])
-    if number > 1e12:
-        raise InputError(field, "kernels.error.too_large", value=str(value)[:40])
+    if number > MAXIMUM:
+        raise InputError(field, "kernels.error.too_large", value=str(value)[:40], high=int(MAXIMUM))
     return number
 
 

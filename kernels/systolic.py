@@ -51,7 +51,7 @@ def whole(field: str, value, low: int = 1, high: int = 1_000_000) -> int:
     if number < low:
         raise InputError(field, "kernels.error.too_small", value=str(value)[:40], low=low)
     if number > high:
-        raise InputError(field, "kernels.error.too_large", value=str(value)[:40])
+        raise InputError(field, "kernels.error.too_large", value=str(value)[:40], high=high)
     return int(number)
 
 

@@ -153,7 +153,7 @@ def test_bad_systolic_inputs_give_a_message_per_field(lang):
     by_field = {e["field"]: e for e in out["errors"]}
     assert set(by_field) == {"size", "m", "k", "n"}
     expected = {
-        "size": ("kernels.error.too_large", {"value": "2000"}),
+        "size": ("kernels.error.too_large", {"value": "2000", "high": l10n.format_number(1024, lang, 0)}),
         "m": ("kernels.error.not_whole", {"value": "2,5"}),
         "k": ("kernels.error.not_a_number", {"value": "abc"}),
         "n": ("kernels.error.too_small", {"value": "0", "low": 1}),
@@ -174,7 +174,8 @@ def test_odd_numbers_never_break_the_demo(typed, key):
     out = call("kernels.systolic", {"size": typed}, "de")
     (problem,) = out["errors"]
     assert (problem["field"], problem["key"]) == ("size", f"kernels.error.{key}")
-    params = {"value": typed[:40]} | ({"low": 1} if key == "too_small" else {})
+    params = {"value": typed[:40]} | ({"low": 1} if key == "too_small" else {}) | (
+        {"high": "1.024"} if key == "too_large" else {})  # the limit is stated
     assert problem["message"] == l10n.t("de", f"kernels.error.{key}", **params)
 
 
@@ -288,7 +289,8 @@ def test_a_precision_the_device_lacks_names_the_ones_it_has():
 def test_bad_intensity(typed, key):
     (problem,) = call("kernels.roofline", {"intensity": typed}, "de")["errors"]
     assert (problem["field"], problem["key"]) == ("intensity", f"kernels.error.{key}")
-    assert problem["message"] == l10n.t("de", f"kernels.error.{key}", value=typed)
+    limit = {"high": l10n.format_number(10**12, "de", 0)} if key == "too_large" else {}
+    assert problem["message"] == l10n.t("de", f"kernels.error.{key}", value=typed, **limit)
 
 
 @pytest.mark.parametrize("typed", ["1e-9", "1e12", "0,001"])
