@@ -10,6 +10,8 @@ import pyweb
 from calculators import model_import
 from calculators.catalog import Catalog
 from calcview import render
+from calcview.form import PRESET_FIELDS
+from calcview.numbers import field_value
 
 _catalog: Catalog | None = None
 
@@ -27,6 +29,30 @@ def import_model_entry(payload: dict) -> dict:
     """Entry point ``calculators.import_model``: a reader's config.json or GGUF header, estimated with this catalog."""
     wants_estimate = isinstance(payload, dict) and bool(payload.get("command"))
     return model_import.import_model(payload, catalog() if wants_estimate else None)
+
+
+def import_fields_entry(payload: dict) -> dict:
+    """Entry point ``calculators.import_fields``: a reader's config.json (or GGUF header) as the values of
+    the custom-model fields, so the form computes with it and the link carries it.
+
+    Answers ``{"ok": true, "name", "fields": {parameter: text as typed}, "weights": format | None}``,
+    or ``calculators.import_model``'s errors (with ``need_bytes`` for a GGUF header that needs more).
+    The fields hold what a custom model has (size, layers, widths, heads, vocabulary); what they cannot
+    say — experts, sliding windows, a file's exact bytes — the note under the box states.
+    """
+    lang = payload.get("lang") if isinstance(payload, dict) else None
+    answer = model_import.import_model({k: v for k, v in payload.items() if k not in ("command", "params")}
+                                       if isinstance(payload, dict) else payload)
+    if not answer["ok"]:
+        return answer
+    preset = answer["model"]
+    fields = {"model": "custom"}
+    for name, (section, key) in PRESET_FIELDS.items():
+        value = preset.get(section, {}).get(key)
+        if value is not None:
+            value = round(value, 3) if name == "params_b" else value  # 8.03, not 8.029995008
+            fields[name] = field_value(value, lang if lang in ("en", "de") else "en")
+    return {"ok": True, "name": preset.get("name"), "fields": fields, "weights": answer.get("weights")}
 
 
 def render_entry(payload: dict) -> dict:

@@ -209,6 +209,26 @@ def initial_values(command: str, page_defaults: dict, catalog) -> dict:
     return values
 
 
+def import_html(command: str, lang: str) -> str:
+    """A folded box to paste a config.json or pick a config.json or GGUF file: calculator.mjs reads it in the
+    page (nothing is sent anywhere), asks ``calculators.import_fields`` for the custom-model fields and
+    fills them in. Hidden until the runtime can read it (no JavaScript: no box)."""
+    base = f"calc-{command}-import"
+    area = el("label", text(l10n.t(lang, "calc.import.paste")), for_=f"{base}-text") + el(
+        "textarea", "", id=f"{base}-text", rows="4", spellcheck="false", autocomplete="off", data_import_text=True,
+        placeholder='{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, …}')
+    file = el("label", text(l10n.t(lang, "calc.import.file")), for_=f"{base}-file") + void(
+        "input", type="file", id=f"{base}-file", accept=".json,.gguf,application/json", data_import_file=True)
+    button = el("button", text(l10n.t(lang, "calc.import.run")), type="button", class_="md-button",
+                data_import_run=True)
+    status = el("p", "", class_="atlas-calc-error", data_import_error=True, hidden=True, role="alert") + el(
+        "p", "", class_="atlas-calc-hint", data_import_done=True, hidden=True, role="status")
+    note = el("p", text(l10n.t(lang, "calc.import.note")), class_="atlas-calc-help")
+    body = el("div", area + file + button + status + note, class_="atlas-calc-import-body")
+    return el("details", el("summary", text(l10n.t(lang, "calc.import.title"))) + body,
+              class_="atlas-calc-more atlas-calc-import", data_calc_import=True, hidden=True)
+
+
 def form_html(command: str, values: dict, lang: str, catalog) -> str:
     """The whole form for ``command`` with ``values`` filled in."""
     missing = set(p.name for p in params_for(command)) - set(layout_names(command))
@@ -232,5 +252,7 @@ def form_html(command: str, values: dict, lang: str, catalog) -> str:
                              class_="atlas-calc-more"))
         else:
             groups.append(el("fieldset", legend + fields, class_="atlas-calc-group", **extra))
+        if group == "main":
+            groups.append(import_html(command, lang))
     return el("form", "".join(groups), class_="atlas-calc-form", data_calc_form=command, method="get",
               novalidate=True, autocomplete="off")

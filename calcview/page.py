@@ -53,7 +53,9 @@ def page_config(command: str, lang: str) -> dict:
         "status": {key: l10n.t(lang, f"calc.status.{key}") for key in STATUS_KEYS},
         "messages": {"runtime.internal_error": l10n.t(lang, "runtime.internal_error"),
                      "calc.hint.required": l10n.t(lang, "calc.hint.required"),
-                     "calc.device_search.none": l10n.t(lang, "calc.device_search.none")},
+                     "calc.device_search.none": l10n.t(lang, "calc.device_search.none"),
+                     "calc.import.done": l10n.t(lang, "calc.import.done"),
+                     "calc.import.empty": l10n.t(lang, "calc.import.empty")},
     }
 
 

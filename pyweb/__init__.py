@@ -51,6 +51,7 @@ ENTRY_POINTS: dict[str, str] = {
     "pyweb.ping": "pyweb:ping",
     "calculators.render": "calcview.browser:render_entry",
     "calculators.import_model": "calcview.browser:import_model_entry",
+    "calculators.import_fields": "calcview.browser:import_fields_entry",
     "kernels.systolic": "kernelview.browser:systolic_entry",
     "kernels.roofline": "kernelview.browser:roofline_entry",
 }

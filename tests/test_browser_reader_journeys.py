@@ -147,3 +147,38 @@ def test_kernel_fields_show_a_hint_not_an_error_before_typing(browser, site_serv
     pg.fill("#calc-speed-flops", "0")
     settle(pg, before)
     assert pg.eval_on_selector("#calc-speed-flops", "e => e.getAttribute('aria-invalid') === 'true'")
+
+
+LLAMA_8B_CONFIG = (
+    '{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, '
+    '"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256, '
+    '"max_position_embeddings": 131072, "torch_dtype": "bfloat16"}'
+)
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_a_pasted_config_json_becomes_the_custom_model(browser, site_server, lang):
+    from calcview.browser import import_fields_entry
+
+    pg = open_page(browser, "phone")
+    pg.goto(page_url(site_server, lang, "vram", "?device=rtx-4090"))
+    assert wait_status(pg, "ready") == "ready"
+    pg.click("[data-calc-import] summary")
+    pg.fill("[data-import-text]", "{not json")
+    pg.click("[data-import-run]")
+    pg.wait_for_selector("[data-import-error]:not([hidden])")
+    assert "config.json" in pg.inner_text("[data-import-error]")
+    before = renders(pg)
+    pg.fill("[data-import-text]", LLAMA_8B_CONFIG)
+    pg.click("[data-import-run]")
+    settle(pg, before)
+    fields = import_fields_entry({"config_json": LLAMA_8B_CONFIG, "lang": lang})["fields"]
+    assert fields["model"] == "custom" and fields["layers"] == "32"
+    assert pg.eval_on_selector("#calc-vram-model", "e => e.value") == "custom"
+    assert pg.eval_on_selector("#calc-vram-kv-heads", "e => e.value") == "8"
+    params = {**fields, "device": "rtx-4090"}
+    pg.evaluate("window.scrollTo(0, 0)")
+    assert visible_answer(pg, "phone") == expected_summary("vram", params, lang)
+    # the custom model travels in the link
+    pg.wait_for_function("() => location.search.includes('model=custom') && location.search.includes('vocab=128256')")
+    assert pg.console_errors == []

@@ -95,6 +95,15 @@ function namedFields(form) {
   return [...form.elements].filter((f) => f.name && !f.matches(":disabled"));
 }
 
+const GGUF_FIRST_BYTES = 1 << 20; // read more only if the header says it needs more
+const GGUF_MOST_BYTES = 64 << 20;
+
+function base64(bytes) {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
 class Calculator {
   constructor(root) {
     this.root = root;
@@ -106,6 +115,10 @@ class Calculator {
     this.share = root.querySelector("[data-calc-share]");
     this.runButton = root.querySelector("[data-calc-run]");
     this.summary = root.querySelector("[data-calc-summary]");
+    this.importBox = root.querySelector("[data-calc-import]");
+    if (this.importBox) {
+      this.importBox.querySelector("[data-import-run]").addEventListener("click", () => this.importModel());
+    }
     for (const box of root.querySelectorAll("input[data-filter-for]")) {
       box.dataset.none = this.config.messages["calc.device_search.none"] || "";
       activateSearch(box);
@@ -154,6 +167,7 @@ class Calculator {
     this.runtime = runtime;
     runtime.onStatus((status, info) => {
       if (status === "ready") {
+        if (this.importBox) this.importBox.hidden = false;
         if (this.runButton) this.runButton.closest("[hidden]")?.removeAttribute("hidden");
         this.compute();
       } else if (status === "failed") {
@@ -186,6 +200,62 @@ class Calculator {
       this.results.classList.add("atlas-calc-stale");
       this.setStatus("changed", this.config.status.changed);
     }
+  }
+
+  // A reader's config.json (pasted or picked) or GGUF file, read in the page and turned into the
+  // custom-model fields by Python (calculators.import_fields); nothing leaves the browser.
+  async importModel() {
+    const box = this.importBox;
+    const error = box.querySelector("[data-import-error]");
+    const done = box.querySelector("[data-import-done]");
+    const say = (line, text) => {
+      line.textContent = text;
+      line.hidden = !text;
+    };
+    say(error, "");
+    say(done, "");
+    const file = box.querySelector("[data-import-file]").files[0];
+    const pasted = box.querySelector("[data-import-text]").value.trim();
+    const lang = this.config.lang;
+    let payload;
+    let answer;
+    if (file && /\.gguf$/i.test(file.name)) {
+      let length = Math.min(file.size, GGUF_FIRST_BYTES);
+      for (;;) {
+        const bytes = new Uint8Array(await file.slice(0, length).arrayBuffer());
+        payload = { gguf_prefix_b64: base64(bytes), file_size: file.size, name: file.name, lang };
+        answer = await this.runtime.call("calculators.import_fields", payload);
+        if (answer.ok || !answer.need_bytes || answer.need_bytes <= length || answer.need_bytes > GGUF_MOST_BYTES) break;
+        length = Math.min(file.size, answer.need_bytes);
+      }
+    } else if (file || pasted) {
+      const text = file ? await file.text() : pasted;
+      payload = { config_json: text, name: file ? file.name : "config.json", lang };
+      answer = await this.runtime.call("calculators.import_fields", payload);
+    } else {
+      say(error, this.config.messages["calc.import.empty"]);
+      return;
+    }
+    if (!answer.ok) {
+      say(error, (answer.errors || []).map((e) => this.message(e)).join(" "));
+      return;
+    }
+    for (const [name, value] of Object.entries(answer.fields)) {
+      const field = this.form.elements.namedItem(name);
+      if (field) {
+        setField(field, value);
+        field.dataset.touched = "1";
+      }
+    }
+    if (answer.weights) {
+      const weights = this.form.elements.namedItem("weights");
+      if (weights && [...weights.options].some((o) => o.value === answer.weights)) weights.value = answer.weights;
+    }
+    applyConditions(this.form);
+    const label = file ? file.name : "config.json";
+    say(done, this.config.messages["calc.import.done"].replace("{name}", label).replace("{layers}", answer.fields.layers || "?"));
+    this.updateLink();
+    this.compute();
   }
 
   // The Run button (or Enter in a field) of a demo that computes on request.
