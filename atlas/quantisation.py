@@ -71,9 +71,10 @@ def gib(value: float, lang: str, decimals: int = 2) -> str:
     return f"{_num(value, lang, decimals)}{unit_space(lang)}{l10n.t(lang, 'unit.gib')}"
 
 
-def _md_table(head: list[str], body: list[list[str]], align: list[str]) -> str:
-    rule = {"l": "---", "r": "---:", "c": ":---:"}
-    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
+def _md_table(head: list[str], body: list[list[str]]) -> str:
+    """A Markdown table without column alignment: Markdown would align with style attributes, which the site's
+    Content-Security-Policy (style-src 'self') blocks."""
+    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
     lines += ["| " + " | ".join(cells) + " |" for cells in body]
     return "\n".join(lines)
 
@@ -109,7 +110,7 @@ def format_table(catalog: Catalog, lang: str, link: Link, model: str = REFERENCE
     body = [[t(f"format.{r['format']}"), t(f"quant.family.{r['family']}"), _num(r["bits"], lang, 2),
              _num(r["average_bits"], lang, 2),
              f"[{gib(r['weights_gib'], lang)}]({link('vram', r['params'])})"] for r in rows]
-    return _md_table(head, body, ["l", "l", "r", "r", "r"])
+    return _md_table(head, body)
 
 
 def block_rows() -> list[dict]:
@@ -122,7 +123,7 @@ def block_table(lang: str) -> str:
     head = [t("quant.col.type"), t("quant.col.block"), t("quant.col.block_bytes"), t("quant.col.block_bits")]
     body = [[f"`{r['type']}`", _num(r["block"], lang, 0), _num(r["bytes"], lang, 0), _num(r["bits"], lang, 4)]
             for r in block_rows()]
-    return _md_table(head, body, ["l", "r", "r", "r"])
+    return _md_table(head, body)
 
 
 KV_TABLE_FORMATS = ("fp16", "fp8", "q8_0", "q5_0", "q4_0")
@@ -148,7 +149,7 @@ def kv_table(catalog: Catalog, lang: str, link: Link, model: str = REFERENCE_MOD
     body = [[t(f"format.{r['kv_cache']}") if f"format.{r['kv_cache']}" in l10n.labels(lang) else r["kv_cache"].upper(),
              _num(r["bytes"], lang, 4), gib(r["kv_gib"], lang), f"[{gib(r['total_gib'], lang)}]({link('vram', r['params'])})"]
             for r in rows]
-    return _md_table(head, body, ["l", "r", "r", "r"])
+    return _md_table(head, body)
 
 
 def architecture(device: dict) -> str:
@@ -186,7 +187,7 @@ def native_table(devices: dict, lang: str) -> str:
         n = len(row["devices"])
         body.append([row["vendor"], row["architecture"], _num(n, lang, 0)]
                     + [native_cell(row["counts"][p], n, lang) for p in LOW_PRECISIONS])
-    return _md_table(head, body, ["l", "l", "r"] + ["c"] * len(LOW_PRECISIONS))
+    return _md_table(head, body)
 
 
 def ppl_rows() -> list[dict]:
@@ -201,7 +202,7 @@ def ppl_table(lang: str) -> str:
     head = [t("quant.col.format"), t("quant.col.bits_reference"), t("quant.col.ppl")]
     body = [[t(f"format.{r['format']}"), _num(r["bits"], lang, 2), "+" + _num(r["ppl_delta"], lang, 4)]
             for r in ppl_rows()]
-    return _md_table(head, body, ["l", "r", "r"])
+    return _md_table(head, body)
 
 
 def measured_case(inference: dict, source: str, **match) -> dict:

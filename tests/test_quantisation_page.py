@@ -225,6 +225,12 @@ def test_every_calculator_link_is_accepted_by_the_calculators(built_site, catalo
     assert any(c == "vram" and p.get("mode") == "qlora" for c, p in links)
 
 
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_page_has_no_inline_styles(built_site, lang):
+    """The site's Content-Security-Policy (style-src 'self') blocks style attributes, e.g. aligned Markdown tables."""
+    assert "style=" not in page_html(built_site, lang)
+
+
 def test_link_parser_refuses_unknown_parameters(catalog):
     """The check above can fail: a misspelt parameter or value is a ValidationError."""
     from calculators.messages import ValidationError
@@ -247,3 +253,24 @@ def test_german_page_typography():
     # German decimals: "0,5", never "0.5" (thousands "32.768" and model names "Llama 3.1" aside).
     numbers = re.sub(r"`[^`]*`|\(https?://[^)]*\)|\d+\.\d{3}\b|Llama[- ]\d\.\d", "", prose)
     assert not re.search(r"\b\d+\.\d+\b", numbers)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_kv_cache_link_opens_the_calculator_with_that_cache(page, site_server, lang):
+    """Follow the page's link in a real browser: the calculator reads every parameter and shows what the command
+    line computes for them (the KV-cache link: 70B, Q4_K_M, a Q8_0 cache, 32,768 tokens, 8 sequences)."""
+    from test_browser_calculators import assert_matches_cli, wait_status
+
+    page.goto(f"{site_server}{'/de' if lang == 'de' else ''}/guide/quantisation/")
+    link = page.locator("article a[href*='kv_cache=q8_0'][href*='batch=8']")
+    assert link.count() == 1
+    link.click()
+    page.wait_for_url("**/calculators/vram/?*")
+    assert wait_status(page, "ready", "invalid", "failed") == "ready"
+    params = {k: v[-1] for k, v in parse_qs(urlsplit(page.url).query).items()}
+    assert params == {"model": "llama-3.1-70b", "weights": "q4_k_m", "kv_cache": "q8_0", "context": "32768",
+                      "batch": "8"}
+    assert page.input_value("select[name='kv_cache']") == "q8_0"
+    assert_matches_cli(page, "vram", params, lang)
+    assert page.console_errors == []
