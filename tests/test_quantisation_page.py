@@ -210,6 +210,22 @@ def test_measurements_on_the_page_are_the_data_sets(built_site, lang):
 
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_speed_estimates_on_the_page_are_the_calculators(built_site, catalog, lang):
+    text = cell_text(section(page_html(built_site, lang), "decode"))
+    speeds = {}
+    for weights in ("q4_k_m", "fp16"):
+        for workload, extra in (("decode", {}), ("prefill", {"context": 512})):
+            params = {"model": "llama-3-8b", "weights": weights, "workload": workload, "device": "rtx-4090", **extra}
+            answer = handle({"command": "speed", "params": params, "lang": lang}, catalog)
+            assert answer["ok"], answer
+            speeds[weights, workload] = answer["result"]["device"]["tokens_per_s"]
+            assert l10n.format_significant(speeds[weights, workload], lang, 3) in text, (weights, workload)
+    # The prose: the estimate, like the measurement, has Q4_K_M faster at decode and slower at prefill.
+    assert speeds["q4_k_m", "decode"] > speeds["fp16", "decode"]
+    assert speeds["q4_k_m", "prefill"] < speeds["fp16", "prefill"]
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
 def test_every_calculator_link_is_accepted_by_the_calculators(built_site, catalog, lang):
     links = calculator_links(page_html(built_site, lang))
     assert len(links) >= len(q.FORMATS) + len(q.KV_TABLE_FORMATS) + 4
