@@ -20,13 +20,14 @@ from macros import (
     guide_macros,
     kernel_demo_macros,
     kernels_macros,
+    quantisation_macros,
     site_macros,
 )
 from macros.macro_context import Context
 
 # Each module here defines register(env, ctx). Add a new area's module to this list.
 AREAS = [site_macros, charts_macros, content_macros, kernels_macros, guide_macros, estimate_macros, calculator_macros,
-         kernel_demo_macros, download_macros, accuracy_macros]
+         kernel_demo_macros, download_macros, accuracy_macros, quantisation_macros]
 
 
 def define_env(env):

@@ -34,6 +34,7 @@ CONTENT_PAGES = {
     "hardware/fpgas": 3,
     "guide/decide": 3,
     "guide/use-cases": 3,
+    "guide/quantisation": 3,
     "glossary": 1,
 }
 
@@ -153,6 +154,7 @@ def test_content_pages_are_in_the_navigation_with_german_titles():
     assert german["Choosing"] == "Auswahl"
     assert german["Decision guide"] == "Entscheidungshilfe"
     assert german["Use cases"] == "Anwendungsfälle"
+    assert german["Quantisation explained"] == "Quantisierung erklärt"
     assert german["ASICs & other accelerators"] == "ASICs & andere Beschleuniger"
 
 
@@ -513,6 +515,7 @@ TOOL_LINKS = {
     "hardware/tpus": {"calculator"},
     "guide/decide": {"calculator", "kernel"},
     "guide/use-cases": {"calculator"},
+    "guide/quantisation": {"calculator"},
 }
 
 HREF = re.compile(r'<a\b[^>]*\bhref="([^"]+)"')
