@@ -11,6 +11,7 @@ translation strings, ids and numbers, never from free text in the data set.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 
@@ -74,9 +75,24 @@ def gib(value: float, lang: str, decimals: int = 2) -> str:
 def _md_table(head: list[str], body: list[list[str]]) -> str:
     """A Markdown table without column alignment: Markdown would align with style attributes, which the site's
     Content-Security-Policy (style-src 'self') blocks."""
-    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
-    lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    lines = ["| " + " | ".join(map(_cell, head)) + " |", "| " + " | ".join("---" for _ in head) + " |"]
+    lines += ["| " + " | ".join(map(_cell, cells)) + " |" for cells in body]
     return "\n".join(lines)
+
+
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!>~])")
+
+
+def md_text(value) -> str:
+    """Text from the data set inside Markdown: its Markdown punctuation backslash-escaped, so a name can never
+    become a link, an image or emphasis."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(value))
+
+
+def _cell(value: str) -> str:
+    """One table cell: names from the data set stay text (HTML escaped, a "|" cannot end the cell); the
+    Markdown links built here keep working."""
+    return html.escape(str(value), quote=False).replace("|", "\\|").replace("\n", " ")
 
 
 def family(name: str) -> str:
@@ -105,8 +121,8 @@ def format_table(catalog: Catalog, lang: str, link: Link, model: str = REFERENCE
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
     rows = format_rows(catalog, lang, model)
     head = [t("quant.col.format"), t("quant.col.family"), t("quant.col.bits"),
-            t("quant.col.average_bits", model=rows[0]["model_name"]),
-            t("quant.col.weights", model=rows[0]["model_name"])]
+            t("quant.col.average_bits", model=md_text(rows[0]["model_name"])),
+            t("quant.col.weights", model=md_text(rows[0]["model_name"]))]
     body = [[t(f"format.{r['format']}"), t(f"quant.family.{r['family']}"), _num(r["bits"], lang, 2),
              _num(r["average_bits"], lang, 2),
              f"[{gib(r['weights_gib'], lang)}]({link('vram', r['params'])})"] for r in rows]
@@ -144,7 +160,7 @@ def kv_table(catalog: Catalog, lang: str, link: Link, model: str = REFERENCE_MOD
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
     rows = kv_rows(catalog, lang, model, weights, context, batch)
     head = [t("quant.col.kv_format"), t("quant.col.kv_bytes"),
-            t("quant.col.kv_size", model=rows[0]["model_name"], context=_num(context, lang, 0)),
+            t("quant.col.kv_size", model=md_text(rows[0]["model_name"]), context=_num(context, lang, 0)),
             t("quant.col.total", weights=t(f"format.{weights}"))]
     body = [[t(f"format.{r['kv_cache']}") if f"format.{r['kv_cache']}" in l10n.labels(lang) else r["kv_cache"].upper(),
              _num(r["bytes"], lang, 4), gib(r["kv_gib"], lang), f"[{gib(r['total_gib'], lang)}]({link('vram', r['params'])})"]
@@ -185,7 +201,7 @@ def native_table(devices: dict, lang: str) -> str:
     body = []
     for row in native_rows(devices):
         n = len(row["devices"])
-        body.append([row["vendor"], row["architecture"], _num(n, lang, 0)]
+        body.append([md_text(row["vendor"]), md_text(row["architecture"]), _num(n, lang, 0)]
                     + [native_cell(row["counts"][p], n, lang) for p in LOW_PRECISIONS])
     return _md_table(head, body)
 
