@@ -76,7 +76,7 @@ def summary_table(report: dict, lang: str) -> str:
                             "×0,67–1,5" if lang == "de" else "×0.67–1.5")
         rows.append(
             f'<tr data-group="{escape(group)}"><th scope="row">{escape(t("accuracy.group." + group))}</th>'
-            f'<td data-value="{figures["cases"]}">{figures["cases"]}</td>'
+            f'<td data-value="{figures["cases"]}">{l10n.format_number(figures["cases"], lang, 0)}</td>'
             f'<td data-value="{figures["within_0.8_1.25"]}">{_pct(figures["within_0.8_1.25"], lang)}</td>'
             f'<td data-value="{figures["within_0.67_1.5"]}">{_pct(figures["within_0.67_1.5"], lang)}</td>'
             f'<td data-value="{figures["median_ratio"]}">{escape(svg.fmt(figures["median_ratio"], lang))}</td>'
@@ -100,7 +100,7 @@ def breakdown_table(report: dict, lang: str, by: str = "engine") -> str:
         r25 = sum(0.8 <= r <= 1.25 for r in ratios) / len(ratios)
         r50 = sum(0.67 <= r <= 1.5 for r in ratios) / len(ratios)
         median = sorted(ratios)[len(ratios) // 2]
-        rows.append(f"<tr><th scope=\"row\">{escape(name)}</th><td>{len(ratios)}</td><td>{_pct(r25, lang)}</td>"
+        rows.append(f"<tr><th scope=\"row\">{escape(name)}</th><td>{l10n.format_number(len(ratios), lang, 0)}</td><td>{_pct(r25, lang)}</td>"
                     f"<td>{_pct(r50, lang)}</td><td>{escape(svg.fmt(median, lang))}</td></tr>")
     return f'<table class="atlas-accuracy"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 

@@ -81,7 +81,7 @@ def price_table(prices_by_device: dict, devices: dict, lang: str) -> str:
             f'<th scope="row">{escape(device["name"])}</th>'
             f"<td>{escape(kind)}</td>"
             f'<td data-sort="{sort_value!r}">{amount}</td>'
-            f'<td data-sort="{escape(as_of)}">{escape(as_of)}</td>'
+            f'<td data-sort="{escape(as_of)}">{escape(l10n.format_month(as_of, lang))}</td>'
             f"<td>{sources}</td>"
             "</tr>"
         )

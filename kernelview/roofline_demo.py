@@ -132,7 +132,7 @@ def result_html(result: dict, lang: str) -> str:
         "p",
         text(_t(lang, "kdemo.roofline.attainable")) + " "
         + el("strong", value("span", "roofline.attainable_tflops", r["attainable_tflops"],
-                             _figure(r["attainable_tflops"], lang)) + " " + text(tunit))
+                             _figure(r["attainable_tflops"], lang)) + "\u00a0" + text(tunit))
         + " · " + text(_t(lang, "kdemo.roofline.limited_by")) + " "
         + el("strong", value("span", "roofline.bound", r["bound"], bound)),
         class_="atlas-calc-headline",

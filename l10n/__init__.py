@@ -100,6 +100,15 @@ def format_number(value: float, lang: str, decimals: int = 1, *, trim: bool = Tr
     return (sym["minus"] if rounded < 0 else "") + out
 
 
+def format_month(iso_month: str, lang: str) -> str:
+    """A month given as ``YYYY-MM`` (the data set's ``as_of``) in words: "November 2022" in
+    English, "November 2022" / "März 2025" in German; ISO dates do not belong in running text."""
+    year, _, month = iso_month.partition("-")
+    if not (len(year) == 4 and year.isdigit() and month.isdigit() and 1 <= int(month) <= 12 and len(month) == 2):
+        raise ValueError(f"not a month (YYYY-MM): {iso_month!r}")
+    return f"{t(lang, f'month.{int(month)}')} {year}"
+
+
 def format_significant(value: float, lang: str, digits: int = 3) -> str:
     """Format ``value`` with about ``digits`` significant digits (at least the
     whole number part): 1978.9 -> "1,979", 3.35 -> "3.35", 0.0412 -> "0.0412"."""

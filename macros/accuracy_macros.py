@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import l10n
 from atlas import accuracy
 from charts.accuracy import accuracy_figure
 
@@ -41,4 +42,5 @@ def register(env, ctx):
     @env.macro
     def accuracy_count(what="cases"):
         summary = report()["summary"]
-        return str(len(summary["sources"]) if what == "sources" else summary["cases"])
+        count = len(summary["sources"]) if what == "sources" else summary["cases"]
+        return l10n.format_number(count, ctx.lang(), 0)

@@ -15,6 +15,7 @@ from atlas import chart_estimates, glossary
 from atlas.safe import inline_text
 from atlas.tables import field_label
 from calculators import roofline
+from calculators.defaults import WEIGHT_FORMATS
 from calculators.fields import field_number as figure
 from calculators.fields import field_value
 
@@ -139,6 +140,21 @@ def register(env, ctx):
     def matmul_intensity(m, n, k, bytes_per_value):
         """FLOP per byte of an m×k by k×n product moving each value once."""
         return l10n.format_significant(roofline.matmul_intensity(m, n, k, bytes_per_value), lang(), 3)
+
+    @env.macro
+    def weight_bits(fmt, decimals=1):
+        """Average bits per weight of weight format ``fmt`` as the estimators count it (GGUF types:
+        llama.cpp's per-tensor recipe over the reference Llama-3-8B)."""
+        value = WEIGHT_FORMATS[fmt].bits
+        title = l10n.t(lang(), "derived.weight_bits_title", fmt=fmt.upper())
+        return derived_span(l10n.format_number(value, lang(), decimals), title, "weight_bits")
+
+    @env.macro
+    def size_ratio(fmt_a, fmt_b, digits=2):
+        """How many times larger weights stored in ``fmt_a`` are than in ``fmt_b`` (bits ÷ bits)."""
+        value = WEIGHT_FORMATS[fmt_a].bits / WEIGHT_FORMATS[fmt_b].bits
+        title = l10n.t(lang(), "derived.size_ratio_title", a=fmt_a.upper(), b=fmt_b.upper())
+        return derived_span(l10n.format_rounded(value, lang(), digits), title, "size_ratio")
 
     @env.macro
     def glossary_list(group):

@@ -325,7 +325,7 @@ def test_pe_grid_marks_work_padding_and_flow():
 
 def test_utilisation_chart_in_both_languages():
     series = [{"label": "M = K = N", "points": [{"size": 8, "utilisation": 0.25}, {"size": 4096, "utilisation": 0.9}]}]
-    for lang, text in (("en", "90%"), ("de", "90 %")):
+    for lang, text in (("en", "90%"), ("de", "90\u202f%")):
         picture = utilisation_svg(series, lang, {"label": "mine", "size": 8, "utilisation": 0.25})
         assert 'data-chart="utilisation"' in picture and text in picture
     with pytest.raises(ChartError):

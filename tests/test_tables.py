@@ -36,7 +36,7 @@ def test_headers_follow_language(dataset):
 
 def test_field_label_for_running_text():
     assert tables.field_label("bf16.matrix.dense", "en") == "BF16 (matrix unit, dense)"
-    assert tables.field_label("fp8.matrix.sparse", "de") == "FP8 (Matrixeinheit, dünnbesetzt)"
+    assert tables.field_label("fp8.matrix.sparse", "de") == "FP8 (Matrixeinheit, mit Sparsity)"
     assert tables.field_label("bandwidth", "de") == "Speicherbandbreite"
 
 

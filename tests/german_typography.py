@@ -1,0 +1,157 @@
+"""Typographic rules for German text, checked on the Markdown sources (docs/**/*.de.md,
+l10n/de) and on the built German HTML.
+
+The rules follow what the site's formatter writes (``l10n.format_number`` groups with ".",
+decimals with ","; the macros join number and unit with U+00A0 and put U+202F before "%"):
+
+- ``percent``: a digit directly followed by "%", or by a plain space (or any space other than
+  U+202F / U+00A0) and "%": "40 %" with U+202F.
+- ``unit``: a number and a unit (GB, GiB, TB/s, W, TFLOP/s, ...) separated by a plain space:
+  "80 GB" with U+00A0 (U+202F is accepted as well).
+- ``decimal_point``: a decimal point in a quantity ("1.5 GB", "3.3×", "0.5 %"); grouping with
+  three digits ("1.234 GB") is German, version numbers ("Llama 3.1", "CUDA 12.4") are names.
+- ``iso_date``: an ISO-like date in prose ("2022-11", "2022-11-03"): German writes
+  "November 2022", "3. November 2022".
+- ``kb``: "Kb" / "Kbit" / "kb" instead of "kbit" (or "kB" for bytes).
+- ``one_plural``: "1 Milliarden" (1 Milliarde, 1 Million, 1 Billion).
+- ``grouping``: a whole number of five or more digits without grouping ("32768 Tokens");
+  four-digit numbers are grouped as well ("8.192") unless they are years (1900–2099).
+
+Code (fenced blocks, indented code, inline code, ``<code>``/``<pre>``), URLs, Jinja macro
+calls and HTML tags are not prose and are left out before checking.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+NBSP = "\u00a0"
+NNBSP = "\u202f"
+_NB = f"{NBSP}{NNBSP}"
+
+UNITS = (
+    "GB/s", "TB/s", "MB/s", "GiB/s", "Gbit/s", "GT/s", "TFLOP/s", "PFLOP/s", "GFLOP/s", "EFLOP/s",
+    "TFLOPS", "PFLOPS", "GFLOPS", "TOPS", "POPS",
+    "GiB", "MiB", "KiB", "TiB", "GB", "MB", "kB", "TB", "PB",
+    "kWh", "MWh", "kW", "MW", "W", "GHz", "MHz", "nm", "mm", "ms", "µs", "ns",
+)
+_UNIT_ALT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
+# A number (German grouping and decimals allowed) followed by a unit, the unit ending the word.
+_UNIT_AFTER = rf"(?:{_UNIT_ALT})(?![\w/])"
+
+RULES: dict[str, re.Pattern] = {
+    "percent": re.compile(r"\d(?:[ \t]|\u2009|\u2006|\u2005)?%"),
+    "unit": re.compile(rf"(?<![\w.,])\d[\d.,]*[ \t\u2009]+{_UNIT_AFTER}"),
+    "decimal_point": re.compile(
+        rf"(?<![\w.])(?!\d{{1,3}}(?:\.\d{{3}})+(?![\d.]))\d+\.\d+(?:[\s{_NB}]*(?:{_UNIT_ALT}|%|×|Bit\b|Byte\b|-mal|-fach"
+        rf"|Milliarde|Million|Billion|Tokens?\b))"
+    ),
+    "iso_date": re.compile(r"(?<![\w/.-])(?:19|20)\d\d-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?(?![\w/-])"),
+    "kb": re.compile(r"(?<![\w-])(?:Kb(?:it)?|kb|KB/s)(?![\w])"),
+    "one_plural": re.compile(rf"(?<![\d.,])(?<!\d[{_NB} ])\b1[\s{_NB}]+(?:Milliarden|Millionen|Billionen)\b"),
+    "grouping": re.compile(r"(?<![A-Z] )(?<![\w.,:/#\-–+])(?:\d{5,}|(?!(?:19|20)\d\d(?!\d))\d{4})(?![\w.,:/\-]|[\s\u00a0\u202f]?×)"),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    rule: str
+    match: str
+    context: str
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.match!r} in …{self.context}…"
+
+
+def check_text(text: str) -> list[Problem]:
+    """The rule violations in ``text``, which must already be prose (no code, URLs or tags)."""
+    problems = []
+    for rule, pattern in RULES.items():
+        for m in pattern.finditer(text):
+            start, end = max(0, m.start() - 40), min(len(text), m.end() + 40)
+            problems.append(Problem(rule, m.group(0), " ".join(text[start:end].split())))
+    return problems
+
+
+_FENCE = re.compile(r"^([ \t]*)(```|~~~).*?^\1\2[^\n]*$", re.M | re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
+_LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_URL = re.compile(r"(?:https?://|www\.)\S+")
+_TAG = re.compile(r"<[^>]+>")
+_ATTR_LIST = re.compile(r"\{\s*[#.:][^}]*\}")
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+_FRONT_KEEP = re.compile(r"^(?:title|description):\s*(.*)$", re.M)
+
+
+def markdown_prose(source: str) -> str:
+    """The prose of a Markdown page: front matter titles and descriptions, text outside code,
+    macros, link targets, URLs, attribute lists and HTML tags."""
+    front = _FRONT_MATTER.match(source)
+    kept = ""
+    if front:
+        kept = "\n".join(m.group(1) for m in _FRONT_KEEP.finditer(front.group(0))) + "\n"
+        source = source[front.end():]
+    text = _FENCE.sub("\n", source)
+    # A macro stands for a number here, so that "{{ num(x) }} %" is checked like "2 %".
+    text = _JINJA.sub("2", text)
+    text = _INLINE_CODE.sub(" ", text)
+    text = _LINK_TARGET.sub("]", text)
+    text = _URL.sub(" ", text)
+    text = _ATTR_LIST.sub(" ", text)
+    text = _TAG.sub(" ", text)
+    return kept + text
+
+
+_DROP_ELEMENTS = re.compile(r"<(script|style|code|pre|svg|math|template)\b.*?</\1>", re.S | re.I)
+
+
+_PLACEHOLDER = re.compile(r"\{\w+\}")
+
+
+def l10n_prose(text: str) -> str:
+    """A translation string with its ``{placeholders}`` standing for a number ("{gib} GiB" -> "2 GiB")."""
+    return _PLACEHOLDER.sub("2", text)
+
+
+def without_names(text: str, names) -> str:
+    """``text`` without the product names in ``names`` (quoted as the vendor writes them: "H100 SXM5 80GB")."""
+    for name in sorted(set(names), key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", text)
+    return text
+
+
+def drop_elements(page: str, tag: str, marker: str) -> str:
+    """``page`` without each ``<tag …>`` element whose start tag contains ``marker``, nested tags counted."""
+    opening = re.compile(rf"<{tag}\b[^>]*>")
+    both = re.compile(rf"<{tag}\b[^>]*>|</{tag}>")
+    out, pos = [], 0
+    while True:
+        m = next((m for m in opening.finditer(page, pos) if marker in m.group(0)), None)
+        if not m:
+            break
+        depth, end = 0, len(page)
+        for t in both.finditer(page, m.start()):
+            depth += -1 if t.group(0).startswith("</") else 1
+            if depth == 0:
+                end = t.end()
+                break
+        out.append(page[pos:m.start()])
+        pos = end
+    return "".join(out) + page[pos:]
+
+
+def html_prose(page: str) -> str:
+    """The visible text of a built page, without scripts, code, SVG and tags."""
+    main = re.search(r"<article\b.*?</article>", page, re.S)
+    text = main.group(0) if main else page
+    text = _DROP_ELEMENTS.sub(" ", text)
+    # Links to cited documents: their titles are quoted as published (mostly in English).
+    text = re.sub(r'<a\b[^>]*href="https?://[^"]*"[^>]*>.*?</a>', " ", text, flags=re.S)
+    text = re.sub(r"<br\s*/?>|</(?:p|li|td|th|h\d|div|dt|dd|tr|caption|figcaption|summary)>", "\n", text)
+    text = _TAG.sub(" ", text)
+    text = html.unescape(text)
+    text = re.sub(r"[ \t]*\n[ \t\n]*", "\n", re.sub(r"[ \t]+", " ", text))
+    return _URL.sub(" ", text)
