@@ -175,7 +175,7 @@ LLAMA_CPP_UBATCH = Source(
 )
 PYTORCH_CONTEXT = Source(
     "https://vram.asmirnov.xyz",
-    "A. Smirnov, VRAM calculator for transformers (notes on the CUDA context)",
+    "A. Smirnov, VRAM calculator for transformers",
     "When PyTorch uses CUDA for the first time, it allocates between 300 MiB and 2 GiB of VRAM.",
 )
 PEFT_LORA = Source(

@@ -34,7 +34,7 @@ def duration(seconds: float, lang: str) -> str:
     """A time with a fitting unit: ``12.3 ms``, ``4.5 h``, ``3.2 d`` (3 significant digits)."""
     for limit, divisor, key in _DURATIONS:
         if limit is None or abs(seconds) < limit:
-            return f"{significant(seconds / divisor, lang)} {l10n.t(lang, key)}"
+            return f"{significant(seconds / divisor, lang)}\u00a0{l10n.t(lang, key)}"  # no-break space
     raise AssertionError("unreachable")
 
 
@@ -61,5 +61,5 @@ def si(value: float, lang: str, unit: str, digits: int = 3) -> str:
     """A large count with a decimal SI prefix: 1.52e11 FLOP -> ``152 GFLOP``, 1.61e10 B -> ``16.1 GB``."""
     for factor, prefix in _SI_PREFIXES:
         if abs(value) >= factor:
-            return f"{significant(value / factor, lang, digits)} {prefix}{unit}"
-    return f"{significant(value, lang, digits)} {unit}"
+            return f"{significant(value / factor, lang, digits)}\u00a0{prefix}{unit}"
+    return f"{significant(value, lang, digits)}\u00a0{unit}"

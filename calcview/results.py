@@ -209,7 +209,7 @@ def memory_html(result: dict, lang: str) -> str:
             "p",
             text(_t(lang, "calc.vram.total")) + " "
             + el("strong", value("span", "total_gib", result["total_gib"], numbers.gib(result["total_gib"], lang))
-                 + " " + text(unit)),
+                 + "\u00a0" + text(unit)),
             class_="atlas-calc-headline",
         )
     if n > 1:
@@ -217,7 +217,7 @@ def memory_html(result: dict, lang: str) -> str:
             "p",
             text(_t(lang, "calc.vram.per_device", count=l10n.format_number(n, lang, 0))) + " "
             + el("strong", value("span", "per_device_gib", result["per_device_gib"],
-                                 numbers.gib(result["per_device_gib"], lang)) + " " + text(unit)),
+                                 numbers.gib(result["per_device_gib"], lang)) + "\u00a0" + text(unit)),
         )
     params = numbers.significant(result["params_b"], lang)
     summary = el(
