@@ -18,7 +18,7 @@ KIND_COLOURS = {"gpu": "#0072b2", "tpu": "#009e73", "asic": "#d55e00", "fpga": "
 PLOT_LEFT, PLOT_TOP = 100.0, 16.0
 PLOT_RIGHT = svg.WIDTH - 20.0
 PLOT_BOTTOM = 376.0
-LABEL_SIZE = 10.0
+LABEL_SIZE = 11.0
 
 
 def shape(kind: str, x: float, y: float, r: float = 5.0) -> str:

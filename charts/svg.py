@@ -325,7 +325,9 @@ def figure(svg: str, tables: list[str], lang: str, caption: str | None = None, n
     cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""
     caveat = f'<p class="atlas-chart-note">{esc(note)}</p>' if note else ""
     summary = esc(l10n.t(lang, "charts.data_summary"))
+    # The box scrolls sideways on a narrow screen, where the picture keeps its full width (charts.css), so
+    # its text stays legible instead of shrinking with the column.
     return (
-        f'<figure class="atlas-figure">{svg}{cap}{caveat}'
+        f'<figure class="atlas-figure"><div class="atlas-chart-box">{svg}</div>{cap}{caveat}'
         f'<details class="atlas-chart-data"><summary>{summary}</summary>{"".join(tables)}</details></figure>'
     )

@@ -14,7 +14,7 @@
   }
 
   function scrollCues() {
-    document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (wrap) {
+    document.querySelectorAll(".md-typeset__scrollwrap, .atlas-chart-box").forEach(function (wrap) {
       if (wrap.parentElement.classList.contains("atlas-scroll")) return;
       var box = document.createElement("div");
       box.className = "atlas-scroll";
@@ -25,6 +25,13 @@
       window.addEventListener("resize", update);
       if (window.ResizeObserver) new ResizeObserver(update).observe(wrap);
       update();
+      // A chart box that scrolls is reached with Tab and scrolled with the arrow keys.
+      if (wrap.classList.contains("atlas-chart-box") && wrap.scrollWidth > wrap.clientWidth && !wrap.hasAttribute("tabindex")) {
+        var title = wrap.querySelector("svg > title");
+        wrap.setAttribute("tabindex", "0");
+        wrap.setAttribute("role", "region");
+        wrap.setAttribute("aria-label", title ? title.textContent : document.title);
+      }
       // Two header rows: the second sticks just below the first.
       var groups = wrap.querySelector("thead tr.atlas-col-groups");
       if (groups) {
@@ -94,7 +101,7 @@
     }
     // Each table's shade follows its new width.
     document.querySelectorAll(".atlas-scroll").forEach(function (box) {
-      var wrap = box.querySelector(".md-typeset__scrollwrap");
+      var wrap = box.querySelector(".md-typeset__scrollwrap, .atlas-chart-box");
       if (wrap) markEdges(box, wrap);
     });
   }
