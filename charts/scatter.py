@@ -125,12 +125,15 @@ def capacity_bandwidth_svg(devices, lang: str, thresholds=None, title: str | Non
     out.append(svg.text(18, (PLOT_TOP + PLOT_BOTTOM) / 2, l10n.t(
         lang, "charts.scatter.y_axis", unit=l10n.t(lang, "unit.gb_s")), anchor="middle", cls="atlas-axis-label",
         rotate=True))
+    vertical = [(number, xs(t["value"])) for number, t in enumerate(lines, start=1) if t["axis"] == "capacity_gib"]
+    tag_row = dict(zip([nr for nr, _ in vertical], svg.tag_rows([x for _, x in vertical], [nr for nr, _ in vertical]),
+                       strict=True))
     for number, t in enumerate(lines, start=1):
         out.append(f'<g class="atlas-threshold" data-{t["axis"].replace("_", "-")}="{t["value"]:.6g}">')
         if t["axis"] == "capacity_gib":
             x = xs(t["value"])
             out.append(svg.line(x, PLOT_TOP, x, PLOT_BOTTOM, "atlas-threshold-line", 'stroke-dasharray="5 3"'))
-            out.append(svg.line_tag(number, x, PLOT_TOP + 11))
+            out.append(svg.line_tag(number, x, PLOT_TOP + 11 + 12 * tag_row[number]))
         else:
             y = ys(t["value"])
             out.append(svg.line(PLOT_LEFT, y, PLOT_RIGHT, y, "atlas-threshold-line", 'stroke-dasharray="5 3"'))

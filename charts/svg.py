@@ -230,7 +230,7 @@ def x_ticks(scale, ticks, y_top: float, y_bottom: float, lang: str, labels=None)
         x = scale(value)
         out.append(line(x, y_top, x, y_bottom, "atlas-grid"))
         label = labels[i] if labels else fmt(value, lang)
-        out.append(text(x, y_bottom + 16, label, anchor="middle", cls="atlas-tick"))
+        out.append(text(x, y_bottom + 18, label, anchor="middle", cls="atlas-tick"))
     return "".join(out)
 
 
@@ -278,6 +278,22 @@ def legend(items, x0: float, y0: float, width: float, swatch: str = "line") -> t
 def line_tag(number: int, x: float, y: float) -> str:
     """The small number drawn at the top of a reference line; ``notes`` explains it below the plot."""
     return text(x + 3, y, str(number), cls="atlas-line-tag", size=11)
+
+
+def tag_rows(positions, labels, size: float = 11, gap: float = 3) -> list[int]:
+    """Rows for the tags of neighbouring reference lines: each tag (drawn from ``x + 3``) takes the first row
+    in which it overlaps no tag already placed, so two close lines never write their numbers over each other.
+    ``positions`` are the lines' x, ``labels`` the tags' texts; returns one row index (0 = top) per tag."""
+    placed: list[tuple[float, float, int]] = []
+    rows = []
+    for x, label in zip(positions, labels, strict=True):
+        left, right = x + 3, x + 3 + text_width(str(label), size)
+        row = 0
+        while any(r == row and not (right + gap <= pl or left >= pr + gap) for pl, pr, r in placed):
+            row += 1
+        placed.append((left, right, row))
+        rows.append(row)
+    return rows
 
 
 def notes(labels, x0: float, y0: float) -> tuple[str, float]:
