@@ -87,19 +87,20 @@ def _place_labels(points):
     order = sorted(range(len(points)), key=lambda i: (points[i][1], points[i][0], points[i][2]))
     for i in order:
         x, y, label = points[i]
-        width = svg.text_width(label, LABEL_SIZE)
-        for dy in (0, -11, 11, -22, 22, -33, 33):
+        # The page's font runs up to a tenth wider than the estimate; a line of text is about 1.2 em high.
+        width = svg.text_width(label, LABEL_SIZE) * 1.1 + 2
+        for dy in (0, -13, 13, -26, 26, -39, 39):
             for side in ("start", "end"):
                 lx = x + 8 if side == "start" else x - 8
                 left = lx if side == "start" else lx - width
                 if left < PLOT_LEFT + 2 or left + width > PLOT_RIGHT + 16:
                     continue
-                top, bottom = y + dy - 8, y + dy + 3
+                top, bottom = y + dy - 9.5, y + dy + 3.5
                 if top < PLOT_TOP or bottom > PLOT_BOTTOM - 2:
                     continue
                 box = (left, top, left + width, bottom)
                 if all(box[2] <= b[0] or box[0] >= b[2] or box[3] <= b[1] or box[1] >= b[3] for b in boxes):
-                    placed[i] = (lx, y + dy + 3.5, side, abs(dy) > 11)
+                    placed[i] = (lx, y + dy + 3.5, side, abs(dy) > 13)
                     boxes.append(box)
                     break
             if placed[i]:

@@ -150,7 +150,7 @@
   }
 
   function setTip(spec, open) {
-    var tip = document.getElementById(spec.getAttribute("aria-describedby"));
+    var tip = spec.querySelector(".atlas-spec-tip");
     if (!tip) return;
     tip.hidden = !open;
     spec.setAttribute("aria-expanded", open ? "true" : "false");
@@ -163,9 +163,10 @@
   }
 
   function toggletips() {
-    document.querySelectorAll(".md-typeset .atlas-spec[title]").forEach(function (spec) {
-      var text = spec.getAttribute("title");
-      spec.removeAttribute("title");  // the toggletip shows it; no second, hover-only tooltip
+    takeTitles();
+    document.querySelectorAll(".md-typeset .atlas-spec[data-atlas-title]").forEach(function (spec) {
+      var text = spec.getAttribute("data-atlas-title");
+      spec.removeAttribute("data-atlas-title");
       tipCount += 1;
       var tip = document.createElement("span");
       tip.className = "atlas-spec-tip";
@@ -178,15 +179,16 @@
       spec.setAttribute("role", "button");
       spec.setAttribute("aria-describedby", tip.id);
       spec.setAttribute("aria-expanded", "false");
+      var openedAt = 0;  // a tap focuses first, then clicks: the click must not close what the focus opened
+      var open = function () { closeTips(spec); setTip(spec, true); openedAt = Date.now(); };
       spec.addEventListener("click", function (event) {
         event.stopPropagation();
-        var open = spec.getAttribute("aria-expanded") !== "true";
-        closeTips(spec);
-        setTip(spec, open);
+        if (spec.getAttribute("aria-expanded") === "true" && Date.now() - openedAt > 400) setTip(spec, false);
+        else open();
       });
-      spec.addEventListener("focus", function () { closeTips(spec); setTip(spec, true); });
+      spec.addEventListener("focus", open);
       spec.addEventListener("blur", function () { setTip(spec, false); });
-      spec.addEventListener("mouseenter", function () { closeTips(spec); setTip(spec, true); });
+      spec.addEventListener("mouseenter", open);
       spec.addEventListener("mouseleave", function () { if (document.activeElement !== spec) setTip(spec, false); });
       spec.addEventListener("keydown", function (event) {
         if (event.key === "Escape") setTip(spec, false);
@@ -197,6 +199,16 @@
       });
     });
   }
+
+  // The title (the tooltip without JavaScript) moves aside before Material mounts its own hover tooltip on it,
+  // so the toggletip is the only one.
+  function takeTitles() {
+    document.querySelectorAll(".md-typeset .atlas-spec[title]").forEach(function (spec) {
+      spec.setAttribute("data-atlas-title", spec.getAttribute("title"));
+      spec.removeAttribute("title");
+    });
+  }
+  takeTitles();
 
   document.addEventListener("click", function () { closeTips(null); });
 
