@@ -84,16 +84,18 @@
 
   function applyFilters(form, state) {
     var tables = document.querySelectorAll("table[data-atlas-filterable]");
-    var shown = 0;
-    var total = 0;
+    var shownIds = new Set();
+    var allIds = new Set();  // a device listed in two tables counts once
     tables.forEach(function (table) {
       table.querySelectorAll("tbody tr[data-device]").forEach(function (row) {
         var keep = rowMatches(row, state);
         row.hidden = !keep;
-        total += 1;
-        if (keep) shown += 1;
+        allIds.add(row.dataset.device);
+        if (keep) shownIds.add(row.dataset.device);
       });
     });
+    var shown = shownIds.size;
+    var total = allIds.size;
     var status = form.querySelector(".atlas-filter-status");
     if (status) {
       var template = shown === total ? form.dataset.msgAll : (shown === 0 ? form.dataset.msgNone : form.dataset.msgSome);
