@@ -107,6 +107,60 @@ def name_cell(device: dict) -> str:
     return f'<th scope="row" title="{escape(device["name"])}">{escape(short)}</th>'
 
 
+# Column groups of the header row above the column names, in the order a table usually lists them.
+_GROUP_OF = {
+    "name": "device", "vendor": "device", "kind": "device", "segment": "device", "architecture": "device",
+    "launch_year": "device", "form_factor": "device",
+    "memory": "memory", "memory_type": "memory", "bandwidth": "memory",
+    "tdp": "power", "interconnect": "power",
+    "availability": "other", "software": "other", "price": "other", "sources": "other",
+}
+
+
+def column_group(name: str) -> str:
+    """The group key of column ``name``: device, memory, compute, power or other."""
+    field = parse_field(name)
+    return "compute" if isinstance(field, ComputeField) else _GROUP_OF[field]
+
+
+def _group_row(columns, lang: str) -> str:
+    """A header row naming each run of neighbouring columns of one group (``colspan``)."""
+    runs: list[list] = []
+    for c in columns:
+        group = column_group(c)
+        if runs and runs[-1][0] == group:
+            runs[-1][1] += 1
+        else:
+            runs.append([group, 1])
+    cells = []
+    for group, span in runs:
+        span_attr = f' colspan="{span}"' if span > 1 else ""
+        cells.append(f'<th scope="colgroup"{span_attr} data-sort-method="none">'
+                     f'{escape(l10n.t(lang, f"table.group.{group}"))}</th>')
+    return f'<tr class="atlas-col-groups" data-sort-method="none">{"".join(cells)}</tr>'
+
+
+def _price_usd(device: dict):
+    """The one-off price in US$ for the price filter (the low end of a range); None for cloud or no price."""
+    price = device.get("price")
+    if not price or price.get("kind") == "cloud-per-hour":
+        return None
+    return price["usd"]
+
+
+def _filter_attrs(device: dict) -> str:
+    """What the comparison page's filters read from a row (tables.js): kind, vendor, segment, memory, price."""
+    attrs = [f'data-kind="{escape(device["kind"])}"', f'data-vendor="{escape(device["vendor"])}"',
+             f'data-segment="{escape(device.get("segment", ""))}"']
+    capacity = (device.get("memory") or {}).get("capacity_gib")
+    if capacity is not None:
+        attrs.append(f'data-memory-gib="{capacity!r}"')
+    price = _price_usd(device)
+    if price is not None:
+        attrs.append(f'data-price-usd="{price!r}"')
+    return " " + " ".join(attrs)
+
+
 def device_table(
     devices: dict,
     lang: str,
@@ -115,12 +169,17 @@ def device_table(
     ids=None,
     segment=None,
     sort=None,
+    groups=False,
+    filterable=False,
 ) -> str:
     """A sortable HTML table of the selected devices.
 
     ``kind``/``segment`` filter (a string or a list), ``ids`` picks devices
     in that order, ``sort`` is a column name to sort by (descending for
     numbers). Unknown columns, kinds or ids raise ``ValueError``.
+    ``groups`` adds a header row that groups the columns (device, memory,
+    compute, power, other); ``filterable`` lets ``filter_form`` on the same
+    page hide rows (every row is in the HTML; without JavaScript all stay).
     """
     columns = list(columns)
     for name in columns:
@@ -137,14 +196,53 @@ def device_table(
                 cells.append(name_cell(device))
             else:
                 cells.append(cell(device, c, lang))
-        body.append(f'<tr data-device="{escape(device["id"])}">{"".join(cells)}</tr>')
+        extra = _filter_attrs(device) if filterable else ""
+        body.append(f'<tr data-device="{escape(device["id"])}"{extra}>{"".join(cells)}</tr>')
     caption = escape(l10n.t(lang, "table.caption_units"))
+    group_row = _group_row(columns, lang) if groups else ""
+    filter_attr = " data-atlas-filterable" if filterable else ""
     return (
-        f'<table data-atlas-table="devices" data-sortable>'
+        f'<table data-atlas-table="devices" data-sortable{filter_attr}>'
         f"<caption>{caption}</caption>"
-        f"<thead><tr>{head}</tr></thead>"
+        f"<thead>{group_row}<tr>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>"
     )
+
+
+def filter_form(devices: dict, lang: str, price: bool = False) -> str:
+    """The filters of a comparison page: kind, vendor, segment, memory at least X GiB and, with ``price``,
+    price at most X US$. Hidden until tables.js runs (so without JavaScript the full tables show); the state
+    goes into the address's query (kind, vendor, segment, min_memory_gib, max_price_usd)."""
+    def t(key, **params):
+        return escape(l10n.t(lang, key, **params))
+
+    def select(name, values):
+        options = [f'<option value="">{t("filter.any")}</option>']
+        options += [f'<option value="{escape(v)}">{escape(label)}</option>' for v, label in values]
+        return (f'<label>{t(f"filter.{name}")}<select name="{name}" data-filter="{name}">'
+                f'{"".join(options)}</select></label>')
+
+    all_devices = list(devices.values())
+    kinds = sorted({d["kind"] for d in all_devices})
+    vendors = sorted({d["vendor"] for d in all_devices}, key=str.casefold)
+    segments = sorted({d["segment"] for d in all_devices if d.get("segment")})
+    parts = [
+        f"<legend>{t('filter.legend')}</legend>",
+        select("kind", [(k, l10n.t(lang, f"kind.{k}")) for k in kinds]),
+        select("vendor", [(v, v) for v in vendors]),
+        select("segment", [(s, l10n.t(lang, f"segment.{s}")) for s in segments]),
+        f'<label>{t("filter.min_memory_gib")}<input type="number" name="min_memory_gib" min="0" step="any" '
+        f'inputmode="decimal" data-filter="min_memory_gib"></label>',
+    ]
+    if price:
+        parts.append(f'<label>{t("filter.max_price_usd")}<input type="number" name="max_price_usd" min="0" '
+                     f'step="any" inputmode="decimal" data-filter="max_price_usd"></label>')
+    parts.append(f'<button type="reset">{t("filter.reset")}</button>')
+    parts.append('<p class="atlas-filter-status" role="status" aria-live="polite"></p>')
+    messages = (f'data-msg-all="{t("filter.status_all")}" data-msg-some="{t("filter.status_some")}" '
+                f'data-msg-none="{t("filter.status_none")}"')
+    return (f'<form class="atlas-filters" hidden {messages}><fieldset class="atlas-filters-set">'
+            f'{"".join(parts)}</fieldset></form>')
 
 
 def spec(device: dict, name: str, lang: str) -> str:

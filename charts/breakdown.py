@@ -94,8 +94,35 @@ def _scale(bars, caps) -> svg.LinearScale:
     return svg.LinearScale(0.0, top, PLOT_LEFT, PLOT_RIGHT)
 
 
-def _plot_top(caps) -> float:
-    return 10.0 + 16.0 * min(len(caps), 2)
+CAPACITY_LABEL_SIZE = 11.0
+CAPACITY_ROW = 16.0  # height of one row of capacity labels above the plot
+
+
+def _capacity_labels(caps, xs, lang: str, unit_label: str):
+    """Place each capacity line's label ("H100 SXM: 80 GiB") in the first row above the plot where its box
+    overlaps no label already placed (widths estimated from the font size), so neighbouring lines never
+    write over each other. Returns ``[(x of the line, label, anchor, row)]`` in the order of ``caps``."""
+    placed = []
+    boxes: list[tuple[float, float, int]] = []  # (left, right, row)
+    for cap in caps:
+        x = xs(cap["size"])
+        label = l10n.t(lang, "charts.breakdown.capacity_label", device=svg.shorten(cap["label"], 28),
+                       value=svg.fmt(cap["size"], lang), unit=unit_label)
+        anchor = "end" if x > (PLOT_LEFT + PLOT_RIGHT) / 2 else "start"
+        width = svg.text_width(label, CAPACITY_LABEL_SIZE)
+        left, right = (x - 4 - width, x - 4) if anchor == "end" else (x + 4, x + 4 + width)
+        row = 0
+        while any(r == row and not (right + 4 <= bl or left >= br + 4) for bl, br, r in boxes):
+            row += 1
+        boxes.append((left, right, row))
+        placed.append((x, label, anchor, row))
+    return placed
+
+
+def _plot_top(caps, xs, lang: str, unit_label: str) -> float:
+    """The plot's top edge: room for as many rows of capacity labels as their placement needs."""
+    rows = 1 + max((row for *_, row in _capacity_labels(caps, xs, lang, unit_label)), default=-1)
+    return 10.0 + CAPACITY_ROW * rows
 
 
 def memory_breakdown_svg(bars, lang: str, capacities=None, unit: str = "gib", title: str | None = None) -> str:
@@ -109,7 +136,7 @@ def memory_breakdown_svg(bars, lang: str, capacities=None, unit: str = "gib", ti
     bars, caps = _check(bars, capacities, lang, unit)
     xs = _scale(bars, caps)
     unit_label = l10n.t(lang, f"unit.{unit}")
-    top = _plot_top(caps)
+    top = _plot_top(caps, xs, lang, unit_label)
     bottom = top + len(bars) * (BAR_HEIGHT + BAR_GAP) + BAR_GAP
     out = [svg.axes_frame(PLOT_LEFT, top, PLOT_RIGHT, bottom)]
     out.append(svg.x_ticks(xs, xs.ticks(), top, bottom, lang))
@@ -146,15 +173,13 @@ def memory_breakdown_svg(bars, lang: str, capacities=None, unit: str = "gib", ti
         total = l10n.t(lang, "charts.breakdown.total_label", value=svg.fmt(bar["total"], lang), unit=unit_label)
         out.append(svg.text(xs(bar["total"]) + 6, y + BAR_HEIGHT / 2 + 4, total, cls="atlas-label"))
         out.append("</g>")
-    for i, cap in enumerate(caps):
-        x = xs(cap["size"])
-        label = l10n.t(lang, "charts.breakdown.capacity_label", device=svg.shorten(cap["label"], 28),
-                       value=svg.fmt(cap["size"], lang), unit=unit_label)
-        anchor = "end" if x > (PLOT_LEFT + PLOT_RIGHT) / 2 else "start"
+    for cap, (x, label, anchor, row) in zip(caps, _capacity_labels(caps, xs, lang, unit_label), strict=True):
+        label_y = top - 6 - CAPACITY_ROW * row
         out.append(f'<g class="atlas-capacity" data-capacity="{cap["size"]:.6g}">')
-        out.append(svg.line(x, top - 4, x, bottom, "atlas-capacity-line", 'stroke-dasharray="5 3" stroke-width="1.5"'))
-        out.append(svg.text(x + (-4 if anchor == "end" else 4), top - 6 - 16 * (i % 2), label, anchor=anchor,
-                            cls="atlas-label", size=11))
+        out.append(svg.line(x, label_y + 2, x, bottom, "atlas-capacity-line",
+                            'stroke-dasharray="5 3" stroke-width="1.5"'))
+        out.append(svg.text(x + (-4 if anchor == "end" else 4), label_y, label, anchor=anchor,
+                            cls="atlas-label", size=CAPACITY_LABEL_SIZE))
         out.append("</g>")
     items = [((f"atlas-part-{p}", _PART_COLOURS[p]), l10n.t(lang, f"breakdown.{p}")) for p in used]
     legend, legend_height = svg.legend(items, PLOT_LEFT, bottom + 48, PLOT_RIGHT - PLOT_LEFT, swatch="box")

@@ -110,11 +110,12 @@ def roofline_svg(devices, lang: str, precision: str = "bf16", unit: str = "matri
         lang, "charts.roofline.y_axis", unit=labels["throughput_unit"]), anchor="middle", cls="atlas-axis-label",
         rotate=True))
 
-    for m in markers:
+    rows = svg.tag_rows([xs(m["intensity"]) for m in markers], [i + 1 for i in range(len(markers))])
+    for m, row in zip(markers, rows, strict=True):
         x = xs(m["intensity"])
         out.append(f'<g class="atlas-marker" data-intensity="{svg.n(m["intensity"])}">')
         out.append(svg.line(x, PLOT_TOP, x, PLOT_BOTTOM, "atlas-marker-line", 'stroke-dasharray="4 3"'))
-        out.append(svg.line_tag(markers.index(m) + 1, x, PLOT_TOP + 11))
+        out.append(svg.line_tag(markers.index(m) + 1, x, PLOT_TOP + 11 + 12 * row))
         if "tflops" in m:
             out.append(f'<circle cx="{svg.n(x)}" cy="{svg.n(ys(m["tflops"]))}" r="4.5" fill="currentColor">'
                        f'<title>{svg.esc(m["label"])}</title></circle>')

@@ -18,7 +18,7 @@ KIND_COLOURS = {"gpu": "#0072b2", "tpu": "#009e73", "asic": "#d55e00", "fpga": "
 PLOT_LEFT, PLOT_TOP = 100.0, 16.0
 PLOT_RIGHT = svg.WIDTH - 20.0
 PLOT_BOTTOM = 376.0
-LABEL_SIZE = 10.0
+LABEL_SIZE = 11.0
 
 
 def shape(kind: str, x: float, y: float, r: float = 5.0) -> str:
@@ -87,19 +87,20 @@ def _place_labels(points):
     order = sorted(range(len(points)), key=lambda i: (points[i][1], points[i][0], points[i][2]))
     for i in order:
         x, y, label = points[i]
-        width = svg.text_width(label, LABEL_SIZE)
-        for dy in (0, -11, 11, -22, 22, -33, 33):
+        # The page's font runs up to a tenth wider than the estimate; a line of text is about 1.2 em high.
+        width = svg.text_width(label, LABEL_SIZE) * 1.1 + 2
+        for dy in (0, -13, 13, -26, 26, -39, 39):
             for side in ("start", "end"):
                 lx = x + 8 if side == "start" else x - 8
                 left = lx if side == "start" else lx - width
                 if left < PLOT_LEFT + 2 or left + width > PLOT_RIGHT + 16:
                     continue
-                top, bottom = y + dy - 8, y + dy + 3
+                top, bottom = y + dy - 9.5, y + dy + 3.5
                 if top < PLOT_TOP or bottom > PLOT_BOTTOM - 2:
                     continue
                 box = (left, top, left + width, bottom)
                 if all(box[2] <= b[0] or box[0] >= b[2] or box[3] <= b[1] or box[1] >= b[3] for b in boxes):
-                    placed[i] = (lx, y + dy + 3.5, side, abs(dy) > 11)
+                    placed[i] = (lx, y + dy + 3.5, side, abs(dy) > 13)
                     boxes.append(box)
                     break
             if placed[i]:
@@ -125,12 +126,15 @@ def capacity_bandwidth_svg(devices, lang: str, thresholds=None, title: str | Non
     out.append(svg.text(18, (PLOT_TOP + PLOT_BOTTOM) / 2, l10n.t(
         lang, "charts.scatter.y_axis", unit=l10n.t(lang, "unit.gb_s")), anchor="middle", cls="atlas-axis-label",
         rotate=True))
+    vertical = [(number, xs(t["value"])) for number, t in enumerate(lines, start=1) if t["axis"] == "capacity_gib"]
+    tag_row = dict(zip([nr for nr, _ in vertical], svg.tag_rows([x for _, x in vertical], [nr for nr, _ in vertical]),
+                       strict=True))
     for number, t in enumerate(lines, start=1):
         out.append(f'<g class="atlas-threshold" data-{t["axis"].replace("_", "-")}="{t["value"]:.6g}">')
         if t["axis"] == "capacity_gib":
             x = xs(t["value"])
             out.append(svg.line(x, PLOT_TOP, x, PLOT_BOTTOM, "atlas-threshold-line", 'stroke-dasharray="5 3"'))
-            out.append(svg.line_tag(number, x, PLOT_TOP + 11))
+            out.append(svg.line_tag(number, x, PLOT_TOP + 11 + 12 * tag_row[number]))
         else:
             y = ys(t["value"])
             out.append(svg.line(PLOT_LEFT, y, PLOT_RIGHT, y, "atlas-threshold-line", 'stroke-dasharray="5 3"'))

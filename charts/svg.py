@@ -230,7 +230,7 @@ def x_ticks(scale, ticks, y_top: float, y_bottom: float, lang: str, labels=None)
         x = scale(value)
         out.append(line(x, y_top, x, y_bottom, "atlas-grid"))
         label = labels[i] if labels else fmt(value, lang)
-        out.append(text(x, y_bottom + 16, label, anchor="middle", cls="atlas-tick"))
+        out.append(text(x, y_bottom + 18, label, anchor="middle", cls="atlas-tick"))
     return "".join(out)
 
 
@@ -280,6 +280,22 @@ def line_tag(number: int, x: float, y: float) -> str:
     return text(x + 3, y, str(number), cls="atlas-line-tag", size=11)
 
 
+def tag_rows(positions, labels, size: float = 11, gap: float = 3) -> list[int]:
+    """Rows for the tags of neighbouring reference lines: each tag (drawn from ``x + 3``) takes the first row
+    in which it overlaps no tag already placed, so two close lines never write their numbers over each other.
+    ``positions`` are the lines' x, ``labels`` the tags' texts; returns one row index (0 = top) per tag."""
+    placed: list[tuple[float, float, int]] = []
+    rows = []
+    for x, label in zip(positions, labels, strict=True):
+        left, right = x + 3, x + 3 + text_width(str(label), size)
+        row = 0
+        while any(r == row and not (right + gap <= pl or left >= pr + gap) for pl, pr, r in placed):
+            row += 1
+        placed.append((left, right, row))
+        rows.append(row)
+    return rows
+
+
 def notes(labels, x0: float, y0: float) -> tuple[str, float]:
     """Numbered explanations of reference lines ("1  Llama 3.1 8B decode, batch 1"), one per row.
 
@@ -325,7 +341,9 @@ def figure(svg: str, tables: list[str], lang: str, caption: str | None = None, n
     cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""
     caveat = f'<p class="atlas-chart-note">{esc(note)}</p>' if note else ""
     summary = esc(l10n.t(lang, "charts.data_summary"))
+    # The box scrolls sideways on a narrow screen, where the picture keeps its full width (charts.css), so
+    # its text stays legible instead of shrinking with the column.
     return (
-        f'<figure class="atlas-figure">{svg}{cap}{caveat}'
+        f'<figure class="atlas-figure"><div class="atlas-chart-box">{svg}</div>{cap}{caveat}'
         f'<details class="atlas-chart-data"><summary>{summary}</summary>{"".join(tables)}</details></figure>'
     )

@@ -11,11 +11,18 @@ from atlas.safe import inline_text
 
 def register(env, ctx):
     @env.macro
-    def device_table(columns=tables.DEFAULT_COLUMNS, kind=None, ids=None, segment=None, sort=None):
+    def device_table(columns=tables.DEFAULT_COLUMNS, kind=None, ids=None, segment=None, sort=None,
+                     groups=False, filterable=False):
         """Sortable comparison table; see atlas.tables.device_table."""
         return tables.device_table(
-            ctx.dataset.devices, ctx.lang(), columns=columns, kind=kind, ids=ids, segment=segment, sort=sort
+            ctx.dataset.devices, ctx.lang(), columns=columns, kind=kind, ids=ids, segment=segment, sort=sort,
+            groups=groups, filterable=filterable,
         )
+
+    @env.macro
+    def device_filters(price=False):
+        """The filters for the page's tables made with filterable=True; see atlas.tables.filter_form."""
+        return tables.filter_form(ctx.dataset.devices, ctx.lang(), price=price)
 
     @env.macro
     def spec(device_id, field):

@@ -103,3 +103,29 @@ def test_sub_unit_figures_keep_three_significant_digits(dataset, lang, expected)
 def test_row_header_is_the_short_name_with_the_full_name_as_tooltip(dataset):
     html = tables.device_table(dataset.devices, "en", columns=["name", "bandwidth"], ids=["h100-sxm"])
     assert '<th scope="row" title="NVIDIA H100 SXM5 80 GB">H100 SXM</th>' in html
+
+
+def test_column_groups_span_every_column_once(dataset):
+    columns = ["name", "vendor", "memory", "bandwidth", "bf16.matrix.dense", "fp8.matrix.dense", "tdp", "sources"]
+    html = tables.device_table(dataset.devices, "de", columns=columns, kind="gpu", groups=True)
+    groups = re.search(r'<tr class="atlas-col-groups"[^>]*>(.*?)</tr>', html).group(1)
+    names = re.findall(r'<th scope="colgroup"(?: colspan="(\d+)")?[^>]*>([^<]*)</th>', groups)
+    assert [(int(span or 1), text) for span, text in names] == [
+        (2, "Gerät"), (2, "Speicher"), (2, "Spitzenleistung"), (1, "Leistung und Anbindung"), (1, "Weiteres")]
+    assert "atlas-col-groups" not in tables.device_table(dataset.devices, "de", columns=columns, kind="gpu")
+
+
+def test_filterable_rows_carry_what_the_filters_read(dataset):
+    html = tables.device_table(dataset.devices, "en", ids=["h100-sxm"], filterable=True)
+    assert "data-atlas-filterable" in html
+    assert ('data-kind="gpu" data-vendor="NVIDIA" data-segment="datacenter" data-memory-gib="80"') in html
+
+
+def test_filter_form_is_hidden_without_javascript_and_escapes_vendors(dataset):
+    devices = {**dataset.devices, "x": {**dataset.devices["h100-sxm"], "id": "x", "vendor": '<b>"V"</b>'}}
+    for lang, legend in (("en", "Filter the tables"), ("de", "Tabellen filtern")):
+        html = tables.filter_form(devices, lang)
+        assert html.startswith('<form class="atlas-filters" hidden ')
+        assert f"<legend>{legend}</legend>" in html
+        assert "<b>" not in html and "&lt;b&gt;&quot;V&quot;&lt;/b&gt;" in html
+        assert 'name="max_price_usd"' not in html and 'name="max_price_usd"' in tables.filter_form(devices, lang, True)

@@ -1,10 +1,228 @@
-// Make the data-set tables sortable (tablesort is vendored from npm, see package.json).
+// The data-set tables in the browser: sorting (tablesort is vendored from npm, see package.json), a shade at
+// each edge a wide table can still scroll to, the filters of the comparison page (state in the address's
+// query: kind, vendor, segment, min_memory_gib, max_price_usd) and the figures' source toggletips.
 // Runs on every page load through Material's document$ observable.
-document$.subscribe(function () {
-  document.querySelectorAll("table[data-sortable]").forEach(function (table) {
-    if (!table.dataset.sortReady) {
-      new Tablesort(table);
-      table.dataset.sortReady = "1";
+(function () {
+  var FILTER_KEYS = ["kind", "vendor", "segment", "min_memory_gib", "max_price_usd"];
+
+  // --- scroll cue --------------------------------------------------------------------------
+  function markEdges(box, wrap) {
+    var more = [];
+    if (wrap.scrollLeft > 1) more.push("left");
+    if (wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1) more.push("right");
+    box.setAttribute("data-more", more.join(" "));
+  }
+
+  function scrollCues() {
+    document.querySelectorAll(".md-typeset__scrollwrap, .atlas-chart-box").forEach(function (wrap) {
+      if (wrap.parentElement.classList.contains("atlas-scroll")) return;
+      var box = document.createElement("div");
+      box.className = "atlas-scroll";
+      wrap.parentElement.insertBefore(box, wrap);
+      box.appendChild(wrap);
+      var update = function () { markEdges(box, wrap); };
+      wrap.addEventListener("scroll", update, { passive: true });
+      window.addEventListener("resize", update);
+      if (window.ResizeObserver) new ResizeObserver(update).observe(wrap);
+      update();
+      // A chart box that scrolls is reached with Tab and scrolled with the arrow keys.
+      if (wrap.classList.contains("atlas-chart-box") && wrap.scrollWidth > wrap.clientWidth && !wrap.hasAttribute("tabindex")) {
+        var title = wrap.querySelector("svg > title");
+        wrap.setAttribute("tabindex", "0");
+        wrap.setAttribute("role", "region");
+        wrap.setAttribute("aria-label", title ? title.textContent : document.title);
+      }
+      // Two header rows: the second sticks just below the first.
+      var groups = wrap.querySelector("thead tr.atlas-col-groups");
+      if (groups) {
+        var table = groups.closest("table");
+        var setOffset = function () { table.style.setProperty("--atlas-group-row", groups.getBoundingClientRect().height + "px"); };
+        setOffset();
+        if (window.ResizeObserver) new ResizeObserver(setOffset).observe(groups);
+      }
+    });
+  }
+
+  // --- filters -----------------------------------------------------------------------------
+  function readQuery() {
+    var params = new URLSearchParams(window.location.search);
+    var state = {};
+    FILTER_KEYS.forEach(function (key) {
+      var value = params.get(key);
+      if (value !== null && value !== "") state[key] = value;
+    });
+    return state;
+  }
+
+  function writeQuery(state) {
+    var params = new URLSearchParams(window.location.search);  // other parameters stay as they are
+    FILTER_KEYS.forEach(function (key) {
+      if (state[key] !== undefined && state[key] !== "") params.set(key, state[key]);
+      else params.delete(key);
+    });
+    var query = params.toString();
+    var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
+    window.history.replaceState(window.history.state, "", url);
+  }
+
+  function number(text) {
+    var value = parseFloat(String(text).replace(",", "."));
+    return isFinite(value) ? value : null;
+  }
+
+  function rowMatches(row, state) {
+    var d = row.dataset;
+    if (state.kind && d.kind !== state.kind) return false;
+    if (state.vendor && d.vendor !== state.vendor) return false;
+    if (state.segment && d.segment !== state.segment) return false;
+    var minMemory = number(state.min_memory_gib);
+    if (minMemory !== null && !(number(d.memoryGib) >= minMemory)) return false;
+    var maxPrice = number(state.max_price_usd);
+    if (maxPrice !== null && !(number(d.priceUsd) !== null && number(d.priceUsd) <= maxPrice)) return false;
+    return true;
+  }
+
+  function applyFilters(form, state) {
+    var tables = document.querySelectorAll("table[data-atlas-filterable]");
+    var shownIds = new Set();
+    var allIds = new Set();  // a device listed in two tables counts once
+    tables.forEach(function (table) {
+      table.querySelectorAll("tbody tr[data-device]").forEach(function (row) {
+        var keep = rowMatches(row, state);
+        row.hidden = !keep;
+        allIds.add(row.dataset.device);
+        if (keep) shownIds.add(row.dataset.device);
+      });
+    });
+    var shown = shownIds.size;
+    var total = allIds.size;
+    var status = form.querySelector(".atlas-filter-status");
+    if (status) {
+      var template = shown === total ? form.dataset.msgAll : (shown === 0 ? form.dataset.msgNone : form.dataset.msgSome);
+      status.textContent = template.replace("{shown}", String(shown)).replace("{total}", String(total));
     }
+    // Each table's shade follows its new width.
+    document.querySelectorAll(".atlas-scroll").forEach(function (box) {
+      var wrap = box.querySelector(".md-typeset__scrollwrap, .atlas-chart-box");
+      if (wrap) markEdges(box, wrap);
+    });
+  }
+
+  function formState(form) {
+    var state = {};
+    FILTER_KEYS.forEach(function (key) {
+      var field = form.elements.namedItem(key);
+      if (field && field.value !== "") state[key] = field.value.trim();
+    });
+    return state;
+  }
+
+  function filters() {
+    document.querySelectorAll("form.atlas-filters").forEach(function (form) {
+      if (form.dataset.ready) return;
+      form.dataset.ready = "1";
+      var state = readQuery();
+      FILTER_KEYS.forEach(function (key) {
+        var field = form.elements.namedItem(key);
+        if (!field || state[key] === undefined) return;
+        if (field.tagName === "SELECT" && !field.querySelector('option[value="' + CSS.escape(state[key]) + '"]')) return;
+        field.value = state[key];
+      });
+      var update = function () {
+        var now = formState(form);
+        writeQuery(now);
+        applyFilters(form, now);
+      };
+      form.addEventListener("input", update);
+      form.addEventListener("change", update);
+      form.addEventListener("submit", function (event) { event.preventDefault(); update(); });
+      form.addEventListener("reset", function () { window.setTimeout(update, 0); });
+      form.hidden = false;
+      applyFilters(form, formState(form));
+    });
+  }
+
+  // --- source toggletips -------------------------------------------------------------------
+  var tipCount = 0;
+
+  function closeTips(except) {
+    document.querySelectorAll(".atlas-spec[aria-expanded='true']").forEach(function (spec) {
+      if (spec !== except) setTip(spec, false);
+    });
+  }
+
+  function setTip(spec, open) {
+    var tip = spec.querySelector(".atlas-spec-tip");
+    if (!tip) return;
+    tip.hidden = !open;
+    spec.setAttribute("aria-expanded", open ? "true" : "false");
+    if (!open) return;
+    tip.style.left = "0px";
+    var box = tip.getBoundingClientRect();
+    var room = document.documentElement.clientWidth - 8;
+    if (box.right > room) tip.style.left = Math.min(0, room - box.right) + "px";
+    if (tip.getBoundingClientRect().left < 8) tip.style.left = (parseFloat(tip.style.left) + 8 - tip.getBoundingClientRect().left) + "px";
+  }
+
+  function toggletips() {
+    takeTitles();
+    document.querySelectorAll(".md-typeset .atlas-spec[data-atlas-title]").forEach(function (spec) {
+      var text = spec.getAttribute("data-atlas-title");
+      spec.removeAttribute("data-atlas-title");
+      tipCount += 1;
+      var tip = document.createElement("span");
+      tip.className = "atlas-spec-tip";
+      tip.id = "atlas-spec-tip-" + tipCount;
+      tip.setAttribute("role", "tooltip");
+      tip.hidden = true;
+      tip.textContent = text;
+      spec.appendChild(tip);
+      spec.setAttribute("tabindex", "0");
+      spec.setAttribute("role", "button");
+      spec.setAttribute("aria-describedby", tip.id);
+      spec.setAttribute("aria-expanded", "false");
+      var openedAt = 0;  // a tap focuses first, then clicks: the click must not close what the focus opened
+      var open = function () { closeTips(spec); setTip(spec, true); openedAt = Date.now(); };
+      spec.addEventListener("click", function (event) {
+        event.stopPropagation();
+        if (spec.getAttribute("aria-expanded") === "true" && Date.now() - openedAt > 400) setTip(spec, false);
+        else open();
+      });
+      spec.addEventListener("focus", open);
+      spec.addEventListener("blur", function () { setTip(spec, false); });
+      spec.addEventListener("mouseenter", open);
+      spec.addEventListener("mouseleave", function () { if (document.activeElement !== spec) setTip(spec, false); });
+      spec.addEventListener("keydown", function (event) {
+        if (event.key === "Escape") setTip(spec, false);
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          setTip(spec, spec.getAttribute("aria-expanded") !== "true");
+        }
+      });
+    });
+  }
+
+  // The title (the tooltip without JavaScript) moves aside before Material mounts its own hover tooltip on it,
+  // so the toggletip is the only one.
+  function takeTitles() {
+    document.querySelectorAll(".md-typeset .atlas-spec[title]").forEach(function (spec) {
+      spec.setAttribute("data-atlas-title", spec.getAttribute("title"));
+      spec.removeAttribute("title");
+    });
+  }
+  takeTitles();
+
+  document.addEventListener("click", function () { closeTips(null); });
+
+  document$.subscribe(function () {
+    document.querySelectorAll("table[data-sortable]").forEach(function (table) {
+      if (!table.dataset.sortReady) {
+        new Tablesort(table);
+        table.dataset.sortReady = "1";
+      }
+    });
+    scrollCues();
+    filters();
+    toggletips();
   });
-});
+})();
