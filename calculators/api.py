@@ -81,7 +81,7 @@ def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
         if device_id and memory_gib:
             device = with_capacity(device, memory_gib)
         result["verdict"] = hardware_verdict(model, opts, device_id, device, values.get("ram_gib"),
-                                             catalog.devices, result["fits"])
+                                             catalog.devices, result["fits"], result["per_device_gib"])
         if result["verdict"]["ram_ignored"]:
             notes.append(Message("note.ram_ignored", {"mode": opts.mode}))
     result["notes"] = [n.render(lang) for n in notes]

@@ -743,18 +743,18 @@ def with_capacity(device: dict, memory_gib: float) -> dict:
 
 
 def hardware_verdict(model: ModelSpec, opts: MemoryOptions, device_id: str | None, device: dict,
-                     ram_gib: float | None, device_list: dict, fit_list: list[dict]) -> dict:
+                     ram_gib: float | None, device_list: dict, fit_list: list[dict], per_device_gib: float) -> dict:
     """Does this configuration run on ``opts.num_devices`` of the reader's ``device``, and if not, what would.
 
-    The need per device is the one the fits table uses (one replica split evenly, each device keeping
-    its own runtime overhead). ``margin_gib`` is what is left (negative: what is missing) of the usable
+    The need per device is ``per_device_gib``, the estimate of this very configuration (its tensor
+    parallelism, ZeRO stage, replicas); an SRAM-only device keeps no runtime overhead in it. ``margin_gib`` is what is left (negative: what is missing) of the usable
     memory per device. With ``ram_gib`` (inference on a device with its own memory only) the part that
     does not fit can be offloaded to system memory, as llama.cpp does layer by layer. Suggestions come
     from the same estimator: the longest context that fits, the formats that fit (inference), the
     number of these devices that holds it, and the smallest other devices that hold it alone.
     """
     n = opts.num_devices
-    need = _per_device_need(model, opts, device, n)
+    need = per_device_gib * d.GIB - (opts.overhead_gib * d.GIB if dev.is_sram_only(device) else 0.0)
     usable = usable_bytes(device)
     fits_here = need <= usable
     unified = gpu_share(device) is not None

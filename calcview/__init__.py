@@ -63,7 +63,8 @@ def defaults_used_html(request: dict, lang: str) -> str:
     used = [f"{field_label(name, lang)} {display(name, BY_NAME[name].default, lang)}"
             for name, raw in params.items()
             if isinstance(raw, str) and not raw.strip() and BY_NAME[name].default is not None
-            and BY_NAME[name].kind in ("int", "float")]
+            and BY_NAME[name].kind in ("int", "float")
+            and f"calc.placeholder.{name}" not in l10n.labels(lang)]  # its placeholder says what happens instead
     if not used:
         return ""
     return el("p", text(l10n.t(lang, "calc.empty_default", fields="; ".join(used))), class_="atlas-calc-defaults")

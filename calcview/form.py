@@ -47,6 +47,9 @@ GLOSSARY = {
     "flops": "flops", "bytes": "arithmetic-intensity", "host_bandwidth_gb_s": "memory-bandwidth",
 }
 GLOSSARY_PAGE = "../../glossary/"  # from /calculators/<name>/ and /de/calculators/<name>/
+# Fields that start empty although their parameter has a default: empty lets the calculator choose
+# (inference on N devices is tensor parallel over all N), a typed value is the reader's choice.
+EMPTY_AT_FIRST = {"tp"}
 # Groups whose fields always go into the URL when shown (a custom model must be complete in a link).
 ALWAYS_IN_URL = {"custom"}
 
@@ -199,7 +202,7 @@ def _condition_holds(condition: str | None, values: dict) -> bool:
 def initial_values(command: str, page_defaults: dict, catalog) -> dict:
     """Field values before the reader changes anything: the parameter defaults, the page's
     choices over them, and the custom-model fields prefilled from the page's model."""
-    values = {p.name: p.default for p in params_for(command)}
+    values = {p.name: None if p.name in EMPTY_AT_FIRST else p.default for p in params_for(command)}
     values.update(page_defaults)
     preset = catalog.models.get(values.get("model") or "")
     if preset:

@@ -25,6 +25,14 @@ PLOT_TOP = 10.0
 BAR_HEIGHT, BAR_GAP = 18.0, 8.0
 
 
+def _month(as_of, lang: str) -> str:
+    """A price's month in words ("November 2022"); text that is not a YYYY-MM month stays as it is."""
+    try:
+        return l10n.format_month(as_of, lang)
+    except (ValueError, AttributeError):
+        return as_of or ""
+
+
 def metric_values(device: dict, metric: str) -> tuple[float, float]:
     """(low, high) of ``metric`` for a checked device; equal unless its price is a range."""
     peak = device["peak_tflops"]
@@ -152,7 +160,7 @@ def efficiency_tables(devices, lang: str, metric: str = "power", precision: str 
                 price += "–" + svg.exact(d["price_usd_high"], lang)
             kind_key = f'price.{d["price_kind"]}'
             kind = t(kind_key) if kind_key in l10n.labels(lang) else d["price_kind"]
-            rows.append((d["id"], [d["label"], svg.exact(d["peak_tflops"], lang), price, kind, d["price_as_of"],
+            rows.append((d["id"], [d["label"], svg.exact(d["peak_tflops"], lang), price, kind, _month(d["price_as_of"], lang),
                                    _value_text(d, lang)]))
     return [svg.table(headers, rows)]
 

@@ -120,7 +120,7 @@ def test_german_translation_strings_follow_the_typography():
 # chart" tables show price months as "2025-03" (charts/efficiency.py), and the calculators' prerendered
 # results join number and unit with a plain space (calcview/numbers.py duration, calcview/results.py).
 # Remove an entry once its renderer follows the rules.
-NOT_YET_CHECKED = (("details", "atlas-chart-data"),)
+NOT_YET_CHECKED = ()
 
 
 def test_built_german_pages_follow_the_typography(built_site, dataset):

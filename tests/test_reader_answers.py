@@ -216,3 +216,19 @@ def test_device_options_show_their_memory():
     html = form.form_html("vram", values, "de", catalog())
     assert '<option value="rtx-4090">RTX 4090 · 24\u00a0GiB</option>' in html
     assert '<option value="">– Gerät auswählen –</option>' in html  # the verdict is optional
+
+
+def test_two_cards_from_the_form_split_the_model_and_the_verdict_says_so():
+    """The form leaves tensor parallelism empty: inference on two cards then splits the model over both,
+    and the verdict uses the same per-device figure the page shows under it."""
+    values = form.initial_values("vram", {"model": "llama-3.1-70b"}, catalog())
+    assert values["tp"] is None
+    params = {"model": "llama-3.1-70b", "weights": "q4_k_m", "device": "rtx-4090", "num_devices": "2", "tp": ""}
+    result = vram(params)
+    assert result["tp"] == 2
+    assert result["per_device_gib"] < 0.6 * result["total_gib"]
+    assert result["verdict"]["need_gib"] == pytest.approx(result["per_device_gib"]) and result["verdict"]["fits"]
+    replicas = vram({**params, "tp": "1", "mode": "inference"})  # typed: one copy per card
+    assert replicas["per_device_gib"] == pytest.approx(vram({**params, "num_devices": "1"})["per_device_gib"])
+    assert not replicas["verdict"]["fits"]
+    assert "atlas-calc-defaults" not in view("vram", params)["html"]  # its placeholder says what empty means
