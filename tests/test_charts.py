@@ -330,7 +330,7 @@ def test_per_watt_bars_are_peak_over_tdp_best_first():
 def test_per_dollar_shows_the_range_the_date_and_the_caveat():
     html = efficiency.efficiency_figure(PRICED, "de", metric="price")
     # 989.4 TFLOP/s at 40,000 and 25,000 US$: 24.7 to 39.6 TFLOP/s per 1,000 US$; A100 31.2
-    assert "<td>25.000–40.000</td><td>berichteter Marktpreis</td><td>2024-01</td><td>24,7–39,6</td>" in html
+    assert "<td>25.000–40.000</td><td>berichteter Marktpreis</td><td>Januar 2024</td><td>24,7–39,6</td>" in html
     assert '<p class="atlas-chart-note">Spitzenleistung laut Hersteller geteilt durch einen datierten Preis' in html
     root = parse(html[html.index("<svg"): html.index("</svg>") + 6])
     assert [b.get("data-device") for b in root.findall(".//svg:g[@data-device]", NS)] == ["a100-sxm-80gb", "h100-sxm"]
