@@ -218,7 +218,9 @@ def filter_form(devices: dict, lang: str, price: bool = False) -> str:
 
     def select(name, values):
         options = [f'<option value="">{t("filter.any")}</option>']
-        options += [f'<option value="{escape(v)}">{escape(label)}</option>' for v, label in values]
+        # one line each: a blank line inside the raw HTML block would hand the rest to Markdown
+        options += [f'<option value="{escape(" ".join(str(v).split()))}">{escape(" ".join(str(label).split()))}</option>'
+                    for v, label in values]
         return (f'<label>{t(f"filter.{name}")}<select name="{name}" data-filter="{name}">'
                 f'{"".join(options)}</select></label>')
 

@@ -68,7 +68,7 @@ def test_sparse_halving_beats_falling_back_to_vector_units():
     assert "note.sparse_halved" in keys and "note.vector_unit" not in keys
 
 
-@pytest.mark.parametrize("lang, text", [("en", "only the 2:4-sparse BF16 figure (1,979 TFLOP/s)"), ("de", "nur den Wert mit 2:4-Sparsity (1.979 TFLOP/s)")])
+@pytest.mark.parametrize("lang, text", [("en", "only the 2:4-sparse BF16 figure (1,979 TFLOP/s)"), ("de", "nur den Wert mit 2:4-Sparsity (1.979\u00a0TFLOP/s)")])
 def test_sparse_note_is_localized(lang, text):
     result = ok_sparse_only("speed", lang=lang, model="llama-3.1-8b", weights="bf16", workload="prefill", device="h200-sxm", baseline="h100-sxm")
     note = next(n for n in result["notes"] if n["key"] == "note.sparse_halved")

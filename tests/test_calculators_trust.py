@@ -111,9 +111,9 @@ def test_worker_crash_after_ready_keeps_the_result_and_says_so(page, site_server
 
 def visible_controls(page, command: str) -> list[str]:
     return page.eval_on_selector_all(
-        "[data-atlas-calculator] form :is(input, select, summary)",
+        "[data-atlas-calculator] form :is(input, select, summary, a, button, textarea)",
         """els => els.filter(e => e.checkVisibility() && !e.matches(':disabled') && e.tabIndex >= 0)
-                   .map(e => e.id || e.closest('details').querySelector('summary').textContent)""",
+                   .map(e => e.id || (e.tagName === 'SUMMARY' ? e.textContent : e.textContent.trim()))""",
     )
 
 
@@ -131,7 +131,8 @@ def test_keyboard_reaches_every_field_in_order_with_its_label(page, site_server,
     assert reached == expected, "\n".join(f"{a} / {b}" for a, b in zip(reached, expected, strict=True))
     unlabelled = page.eval_on_selector_all(
         "[data-atlas-calculator] form :is(input, select)",
-        "els => els.filter(e => !e.labels || e.labels.length === 0 || !e.labels[0].textContent.trim()).map(e => e.id)",
+        """els => els.filter(e => (!e.labels || e.labels.length === 0 || !e.labels[0].textContent.trim())
+                                 && !(e.getAttribute('aria-label') || '').trim()).map(e => e.id)""",
     )
     assert unlabelled == []
 
@@ -145,7 +146,8 @@ def test_an_error_typed_by_keyboard_is_announced_and_tied_to_its_field(page, sit
     page.keyboard.type("-5")
     assert status(page, "invalid", timeout=30_000) == "invalid"
     field = page.locator("#calc-vram-context")
-    error = page.locator(f"#{field.get_attribute('aria-describedby')}")
+    error_id = next(i for i in field.get_attribute("aria-describedby").split() if i.endswith("-error"))
+    error = page.locator(f"#{error_id}")
     assert field.get_attribute("aria-invalid") == "true"
     assert error.get_attribute("role") == "alert" and error.is_visible()
     assert error.inner_text().strip()

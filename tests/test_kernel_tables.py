@@ -27,7 +27,7 @@ def entry(**changes):
     "lang, measured, peak, share, date",
     [
         ("en", ">742\u00a0TFLOP/s<", "989.4 TFLOP/s (BF16, matrix unit, dense)", ">75%<", ">2026-11-30<"),
-        ("de", ">742\u00a0TFLOP/s<", "989,4 TFLOP/s (BF16, Matrixeinheit, dicht)", ">75 %<", ">30.11.2026<"),
+        ("de", ">742\u00a0TFLOP/s<", "989,4\u00a0TFLOP/s (BF16, Matrixeinheit, dicht)", ">75\u202f%<", ">30.11.2026<"),
     ],
 )
 def test_measurement_row_against_the_data_set_peak(dataset, lang, measured, peak, share, date):

@@ -202,7 +202,7 @@ def fused_page(site, lang):
     "lang, heading, total, saved",
     [
         ("en", "Layer norm", "10 passes</strong> (6 reads, 4 writes)", "1 − 2/10 = 80 %"),
-        ("de", "Layer-Norm", "10 Durchgänge</strong> (6 Lese-, 4 Schreibvorgänge)", "1 − 2/10 = 80 %"),
+        ("de", "Layer-Norm", "10 Durchgänge</strong> (6 Lese-, 4 Schreibvorgänge)", "1 − 2/10 = 80\u202f%"),
     ],
 )
 def test_page_explains_layer_norm(built_site, lang, heading, total, saved):
