@@ -60,6 +60,11 @@ def test_hostile_strings_reached_the_pages(hostile_site):
     assert "window.__pwned" in compare and "&lt;script&gt;" in compare
 
 
+# Presentational SVG attributes the chart code itself sets when labels crowd (faded leader lines); other
+# data can need them where the real data does not. They carry no script and no URL.
+CHART_STYLE_ATTRS = {"stroke-opacity", "stroke-dasharray"}
+
+
 def test_every_page_has_the_markup_of_the_real_site(hostile_site, built_site):
     assert pages(hostile_site) == pages(built_site)
     for rel in pages(hostile_site):
@@ -68,6 +73,7 @@ def test_every_page_has_the_markup_of_the_real_site(hostile_site, built_site):
         # No element or attribute the real page lacks. (Combinations may differ: a source whose URL is not
         # http(s) is a <span title> instead of a link; more vendors than colours get dashed lines.)
         (hostile_tags, hostile_attrs), (real_tags, real_attrs) = tags_attrs(hostile), tags_attrs(real)
+        hostile_attrs -= CHART_STYLE_ATTRS  # long hostile labels crowd a chart differently
         assert hostile_tags <= real_tags and hostile_attrs <= real_attrs, (
             rel,
             hostile_tags - real_tags,
@@ -91,7 +97,10 @@ def test_nothing_runs_even_without_the_policy(browser, hostile_server, hostile_s
             page.goto(hostile_server + path, wait_until="load")
             page.wait_for_load_state("networkidle")
             for link in page.locator("article a[title]").all()[:3]:
-                link.hover()  # an onmouseover that escaped its attribute would fire here
+                # an onmouseover/onfocus that escaped its attribute would fire here (dispatched, not hovered:
+                # a link in a table that scrolls inside its own box may sit under the sticky first column)
+                for event in ("mouseover", "mouseenter", "focus"):
+                    link.dispatch_event(event)
             assert page.evaluate("() => window.__pwned") is None, path
             page.close()
     finally:
