@@ -67,6 +67,8 @@ WORKLOADS = ("decode", "prefill", "training", "kernel")
 CUSTOM = "custom"
 CUSTOM_REQUIRED = ("params_b", "layers", "hidden", "heads", "kv_heads", "vocab")
 CUSTOM_FIELDS = CUSTOM_REQUIRED + ("intermediate", "head_dim")
+# Errors that only say "fill this in": a page may show them as a hint until the reader touches the field.
+FILL_IN_KEYS = ("error.required", "error.required_custom", "error.kernel_empty")
 
 BOTH = ("vram", "speed")
 VRAM = ("vram",)

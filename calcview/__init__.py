@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import l10n
 from calculators.api import handle
-from calculators.inputs import BY_NAME, suggestions
+from calculators.inputs import BY_NAME, FILL_IN_KEYS, suggestions
 from calculators.messages import display, error, field_label
 from calcview.markup import el, text
 from calcview.results import memory_html, memory_verdict, speed_comparison, speed_html, speed_verdict
@@ -43,6 +43,8 @@ def render(request: dict, catalog) -> dict:
         request = {**request, "params": known}
     response = handle(request, catalog)
     out = {**response, "warnings": warnings}
+    if not response["ok"]:  # "fill this in" is a hint before the reader has touched the field (calculator.mjs)
+        out["errors"] = [{**e, "fill_in": e["key"] in FILL_IN_KEYS} for e in response["errors"]]
     if response["ok"]:
         result = response["result"]
         if request["command"] == "vram":

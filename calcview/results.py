@@ -12,6 +12,7 @@ formatted for the reader, so a test or a reader can check the page against
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import charts
 import l10n
@@ -132,7 +133,7 @@ def _speed_link(result: dict, device: str | None) -> str:
         query["num_devices"] = result["num_devices"]
     if result["model"] == "custom":
         return "../speed/"
-    return "../speed/?" + "&".join(f"{k}={v}" for k, v in query.items() if v is not None)
+    return "../speed/?" + urlencode({k: v for k, v in query.items() if v is not None})
 
 
 def suggestions_html(result: dict, lang: str) -> str:
@@ -318,7 +319,7 @@ def speed_comparison(result: dict, lang: str) -> Sentence | None:
                                            "factor": max(result["speedup"], 1 / result["speedup"])}
     shown = l10n.format_number(compare["factor"], lang, 2)
     key = "calc.speed.compare_same" if shown == l10n.format_number(1, lang, 2) else \
-        f"calc.speed.compare_{compare['direction']}_factor"
+        f"cli.compare_{compare['direction']}"  # the command line's sentence
     return Sentence(_t(lang, key), device=result["device"]["name"], baseline=result["baseline"]["name"],
                     factor=("speedup", result["speedup"], shown))
 

@@ -232,3 +232,21 @@ def test_two_cards_from_the_form_split_the_model_and_the_verdict_says_so():
     assert replicas["per_device_gib"] == pytest.approx(vram({**params, "num_devices": "1"})["per_device_gib"])
     assert not replicas["verdict"]["fits"]
     assert "atlas-calc-defaults" not in view("vram", params)["html"]  # its placeholder says what empty means
+
+
+def test_fill_in_problems_are_marked_for_a_quiet_hint():
+    """Python says which problems only ask to fill a field in; the page shows those as a hint until touched."""
+    empty = view("speed", {"workload": "kernel", "device": "rtx-4090"})
+    assert [(e["field"], e["key"], e["fill_in"]) for e in empty["errors"]] == [("flops", "error.kernel_empty", True)]
+    wrong = view("speed", {"workload": "kernel", "device": "rtx-4090", "flops": "-1"})
+    assert [(e["field"], e["fill_in"]) for e in wrong["errors"]] == [("flops", False)]
+
+
+def test_speed_link_from_the_verdict_is_a_valid_query():
+    from urllib.parse import parse_qs, urlsplit
+
+    html = view("vram", {"model": "llama-3.1-8b", "device": "rtx-4090"})["html"]
+    href = re.search(r'<a href="(\.\./speed/\?[^"]+)"', html).group(1).replace("&amp;", "&")
+    query = {k: v[0] for k, v in parse_qs(urlsplit(href).query).items()}
+    assert query["model"] == "llama-3.1-8b" and query["device"] == "rtx-4090" and query["weights"] == "bf16"
+    assert handle({"command": "speed", "params": query, "lang": "en"}, catalog())["ok"]

@@ -20,8 +20,6 @@ import { activateSteppers } from "./stepper.mjs";
 
 const TRUE_WORDS = ["true", "1", "yes", "on", "ja", "wahr"];
 const LINK_DELAY_MS = 300;
-// "Fill this in" problems: shown as a quiet hint until the reader has touched the field.
-const REQUIRED_KEYS = ["error.required", "error.required_custom", "error.kernel_empty"];
 
 // A search box above a device list narrows its options (the list itself stays complete without JavaScript).
 function activateSearch(box) {
@@ -332,7 +330,7 @@ class Calculator {
       const field = problem.field ? this.form.elements.namedItem(problem.field) : null;
       if (line && field && !field.matches(":disabled")) {
         // Before the reader has touched a field that must be filled in, say so quietly, not as an error.
-        const untouched = REQUIRED_KEYS.includes(problem.key) && !field.dataset.touched;
+        const untouched = problem.fill_in && !field.dataset.touched; // Python marks "fill this in" problems
         const text = untouched ? this.config.messages["calc.hint.required"] || this.message(problem) : this.message(problem);
         line.textContent = line.textContent ? `${line.textContent} ${text}` : text;
         line.hidden = false;
