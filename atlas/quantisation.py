@@ -64,8 +64,9 @@ def _num(value: float, lang: str, decimals: int) -> str:
 
 
 def unit_space(lang: str) -> str:
-    """Between a number and its unit: a no-break space, narrow in German typography."""
-    return "\u202f" if lang == "de" else "\u00a0"
+    """Between a number and its unit: a no-break space, in both languages (CONTRIBUTING.de.md: U+202F only
+    before %)."""
+    return "\u00a0"
 
 
 def gib(value: float, lang: str, decimals: int = 2) -> str:

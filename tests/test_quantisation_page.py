@@ -65,7 +65,7 @@ def fmt(value: float, lang: str, decimals: int) -> str:
 
 
 def gib(value: float, lang: str) -> str:
-    space = "\u202f" if lang == "de" else "\u00a0"  # German typography: narrow no-break space before the unit
+    space = "\u00a0"  # no-break space before the unit (narrow only before % in German, CONTRIBUTING.de.md)
     return f"{fmt(value, lang, 2)}{space}{l10n.t(lang, 'unit.gib')}"
 
 
@@ -260,12 +260,13 @@ def test_link_parser_refuses_unknown_parameters(catalog):
 
 
 def test_german_page_typography():
-    """Narrow no-break space between a number and its unit or a percent sign; no English decimal points."""
+    """No-break space between a number and its unit, a narrow one before a percent sign (CONTRIBUTING.de.md);
+    no English decimal points."""
     text = re.sub(r"\{\{.*?\}\}", " ", (REPO_ROOT / "docs" / "guide" / "quantisation.de.md").read_text(encoding="utf-8"),
                   flags=re.S)
     prose = text.split("## Quellen")[0]
-    assert not re.search(r"\d[ \u00a0]?(?:%|Bit\b|Byte\b|GiB\b|Tokens/s)", prose)
-    assert re.search(r"\d\u202fBit\b", prose) and re.search(r"\d\u202f%", prose)
+    assert not re.search(r"\d[ \u00a0]?%|\d[ \u202f]?(?:Bit\b|Byte\b|GiB\b|Tokens/s)", prose)
+    assert re.search(r"\d\u00a0Bit\b", prose) and re.search(r"\d\u202f%", prose)
     # German decimals: "0,5", never "0.5" (thousands "32.768" and model names "Llama 3.1" aside).
     numbers = re.sub(r"`[^`]*`|\(https?://[^)]*\)|\d+\.\d{3}\b|Llama[- ]\d\.\d", "", prose)
     assert not re.search(r"\b\d+\.\d+\b", numbers)
