@@ -92,6 +92,11 @@ def _verdict_device(verdict: dict, lang: str) -> str:
     return _t(lang, "verdict.device.custom_many", count=l10n.format_number(count, lang, 0), gib=gib)
 
 
+def _need(lang: str) -> str:
+    """'Memory needed: {need} GiB.' from the headline's own label."""
+    return f"{_t(lang, 'calc.vram.total')} {{need}}\u00a0{_t(lang, 'unit.gib')}."
+
+
 def memory_verdict(result: dict, lang: str) -> Sentence:
     """The one-line answer: fits with its margin, short by how much, or runs only with offloading; without
     a device of the reader's, the memory needed and the smallest device that holds it."""
@@ -103,9 +108,9 @@ def memory_verdict(result: dict, lang: str) -> Sentence:
             smallest = min(fitting, key=lambda f: (f["usable_gib"], f["name"]))
             device = _t(lang, "verdict.device.one", name=smallest["name"],
                         gib=numbers.significant(smallest["capacity_gib"], lang))
-            return Sentence(_t(lang, "verdict.need") + " " + _t(lang, "verdict.smallest"),
+            return Sentence(_need(lang) + " " + _t(lang, "verdict.smallest"),
                             need=need, device=device)
-        return Sentence(_t(lang, "verdict.need") + " " + _t(lang, "verdict.nothing"), need=need)
+        return Sentence(_need(lang) + " " + _t(lang, "verdict.nothing"), need=need)
     device = _verdict_device(verdict, lang)
     need = ("verdict.need_gib", verdict["need_gib"], numbers.gib(verdict["need_gib"], lang))
     margin = ("verdict.margin_gib", verdict["margin_gib"], numbers.gib(abs(verdict["margin_gib"]), lang))
