@@ -116,14 +116,8 @@ def test_german_translation_strings_follow_the_typography():
     assert not problems, "\n".join(problems)
 
 
-# Output whose renderer does not follow the rules yet (issue #20, part 9): the "numbers behind this
-# chart" tables show price months as "2025-03" (charts/efficiency.py), and the calculators' prerendered
-# results join number and unit with a plain space (calcview/numbers.py duration, calcview/results.py).
-# Remove an entry once its renderer follows the rules.
-NOT_YET_CHECKED = ()
-
-
 def test_built_german_pages_follow_the_typography(built_site, dataset):
+    """Every German page as built, calculator results and chart tables included."""
     names = [n for d in dataset.devices.values() for n in (d.get("name"), d.get("short_name")) if n]
     names += [n for m in dataset.models.values() for n in (m.get("name"), m.get("short_name")) if n]
     pages = sorted((built_site / "de").rglob("*.html"))
@@ -131,7 +125,5 @@ def test_built_german_pages_follow_the_typography(built_site, dataset):
     problems = []
     for page in pages:
         html = page.read_text(encoding="utf-8")
-        for tag, marker in NOT_YET_CHECKED:
-            html = drop_elements(html, tag, marker)
         problems += [f"{page.relative_to(built_site)}: {p}" for p in check_text(without_names(html_prose(html), names))]
     assert not problems, "\n".join(problems)
