@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup serve build validate test test-fast test-kernels kernels-setup chromium clean bench new-device lint fit
+.PHONY: help setup serve build validate test test-fast test-kernels kernels-setup chromium clean bench bench-cli new-device lint fit
 
 help:
 	@echo "make serve     set up and serve the site (English at /, German at /de/)"
@@ -21,7 +21,8 @@ help:
 	@echo "make validate  check the data set only"
 	@echo "make lint      ruff over all Python (also part of make test)"
 	@echo "make fit       fit the speed model on data/inference/ and cross-validate it (writes calculators/fitted.py)"
-	@echo "make bench     measure the in-page calculators in headless Chromium (writes bench/results.json)"
+	@echo "make bench     measure the command line and the in-page calculators (bench/cli-results.json, bench/results.json)"
+	@echo "make bench-cli measure the command line alone: median seconds per answer (goal 0.3 s)"
 	@echo "make new-device ID=rtx-5080 VENDOR_FOLDER=nvidia VENDOR=NVIDIA NAME='NVIDIA GeForce RTX 5080' KIND=gpu [LIKE=rtx-5090]"
 	@echo "make test-kernels  install the kernel-demo backends (requirements-kernels.txt) and run their tests"
 
@@ -71,15 +72,18 @@ new-device: $(VENV)/.installed
 test: setup chromium kernels-setup
 	$(PY) -m pytest
 
-test-fast: $(VENV)/.installed
+test-fast: setup
 	$(PY) -m pytest -q -m "not browser and not slow and not kernels"
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 
 clean:
-	rm -rf site .pytest_cache .hypothesis
+	rm -rf site .pytest_cache .hypothesis .cache
 
-bench: setup chromium
+bench-cli: $(VENV)/.installed
+	$(PY) -m bench.cli
+
+bench: setup chromium bench-cli
 	$(VENV)/bin/mkdocs build --strict --quiet --site-dir bench/tmp/site
 	$(PY) -m bench.calculators --site bench/tmp/site

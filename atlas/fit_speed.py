@@ -248,10 +248,11 @@ def fit(cases: list[FitCase]) -> dict:
     return layout.params(solution.x, digits=6)
 
 
-def cross_validate(cases: list[FitCase], dataset: Dataset) -> list[dict]:
-    """Each case predicted by a fit that left its source (and the sources it is not independent of) out."""
+def cross_validate(cases: list[FitCase], dataset: Dataset, sources: set[str] | None = None) -> list[dict]:
+    """Each case predicted by a fit that left its source (and the sources it is not independent of) out;
+    with ``sources``, only the cases of those sources (each fold is one fit, and the folds are independent)."""
     out = []
-    for source_id in sorted({c.source for c in cases}):
+    for source_id in sorted({c.source for c in cases} & (sources or {c.source for c in cases})):
         related = {source_id, *dataset.inference[source_id].get("independent_of", [])}
         train = [c for c in cases if c.source not in related]
         held = [c for c in cases if c.source == source_id]

@@ -70,13 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load_catalog(data_json: str | None) -> Catalog:
-    """The catalog from an export file, or from ``data/`` through ``atlas``."""
+    """The catalog from an export file, or from ``data/`` through ``atlas`` (validated once per content)."""
     if data_json:
         return Catalog.from_json(Path(data_json).read_text(encoding="utf-8"))
-    from atlas.dataset import load_dataset
-    from atlas.export import export_dataset
+    from atlas.export_cache import cached_export_json
 
-    return Catalog.from_dict(export_dataset(load_dataset()))
+    return Catalog.from_json(cached_export_json())
 
 
 def _gib(value: float, lang: str) -> str:

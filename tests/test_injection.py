@@ -11,6 +11,7 @@ of element or attribute that the output for harmless text does not have.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from functools import cache
@@ -156,9 +157,20 @@ def site_markdown():
     return config["markdown_extensions"], config["mdx_configs"]
 
 
-def render(text: str) -> str:
+@cache
+def site_markdown_instance() -> markdown.Markdown:
     extensions, configs = site_markdown()
-    return markdown.Markdown(extensions=extensions, extension_configs=configs).convert(text)
+    return markdown.Markdown(extensions=extensions, extension_configs=configs)
+
+
+@functools.lru_cache(maxsize=4096)
+def render(text: str) -> str:
+    """``text`` as the site's Markdown renders it. Kept per text: a macro whose output the hostile string
+    does not change is rendered once, not once per string. ``reset()`` clears the state a conversion leaves
+    (abbreviations, footnotes, references), as a fresh instance would have it."""
+    md = site_markdown_instance()
+    md.reset()
+    return md.convert(text)
 
 
 def test_every_macro_has_a_hostile_call(dataset):
