@@ -67,13 +67,30 @@ def resolve_model(values: dict, catalog: Catalog) -> ModelSpec | None:
     return ModelSpec.from_preset(model_id, catalog.models[model_id])
 
 
+def published_weights(values: dict, model: ModelSpec | None) -> str | None:
+    """The format a preset's checkpoint is published in, when the reader left the weight format on Automatic
+    (``values["weights_automatic"]``, set by ``handle``); None for a custom model, a chosen format or a preset
+    without a stated format (these keep ``inputs``' default)."""
+    if not values.get("weights_automatic") or model is None or values.get("model") in (None, CUSTOM):
+        return None
+    return model.published_format
+
+
+def _weights_source(values: dict, published: str | None) -> str:
+    return "published" if published else "default" if values.get("weights_automatic") else "chosen"
+
+
 def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
     model = resolve_model(values, catalog)
-    opts = options(MemoryOptions, values)
+    published = published_weights(values, model) if values.get("mode") == "inference" else None
+    opts = options(MemoryOptions, values, **({"weights": published} if published else {}))
     problems = tp_errors(model, opts.tp)
     if problems:
         raise ValidationError(problems)
     result, notes = estimate_memory(model, opts, catalog.devices)
+    result["weights_source"] = _weights_source(values, published)
+    if published:
+        notes.insert(0, Message("note.published_format", {"weights": published, "model": model.name}))
     result["verdict"] = None
     device_id, memory_gib = values.get("device"), values.get("memory_gib")
     if device_id or memory_gib:
@@ -127,7 +144,8 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
 
 def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     model = resolve_model(values, catalog) if values["workload"] != "kernel" else None
-    opts = options(SpeedOptions, values)
+    published = published_weights(values, model) if values["workload"] in ("decode", "prefill") else None
+    opts = options(SpeedOptions, values, **({"weights": published} if published else {}))
     baseline_id = values["baseline"]
     result, notes, why = estimate_speed(
         model,
@@ -138,9 +156,9 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
         catalog.devices[baseline_id] if baseline_id else None,
         catalog.prices,
     )
-    if why is not None:
-        why = Message(why.key, {**why.params, "device": dev.name(catalog.devices[values["device"]]),
-                                "baseline": dev.name(catalog.devices[baseline_id])})
+    if published:
+        notes.insert(0, Message("note.published_format", {"weights": published, "model": model.name}))
+    result["weights_source"] = _weights_source(values, published) if model is not None else None
     result["reason"] = why.render(lang) if why else None
     result["notes"] = [n.render(lang) for n in notes]
     return result
@@ -182,7 +200,10 @@ def handle(request: dict, catalog) -> dict:
         if not isinstance(catalog, Catalog):
             catalog = Catalog.from_dict(catalog)
         command = request.get("command")
-        values = parse(command, request.get("params") or {}, catalog)
+        raw = request.get("params") or {}
+        values = parse(command, raw, catalog)
+        given = raw.get("weights") if isinstance(raw, dict) else None
+        values["weights_automatic"] = given is None or (isinstance(given, str) and not given.strip())
         runner = {"vram": run_vram, "speed": run_speed, "fit": run_fit}[command]
         result = runner(values, catalog, lang)
         where = non_finite(result)

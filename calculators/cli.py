@@ -97,7 +97,7 @@ def memory_table(result: dict, lang: str) -> str:
     cols = [t("cli.per_device")] + ([t("cli.all_devices", count=n)] if n > 1 else [])
     width = max(len(t(f"breakdown.{k}")) for k in ("weights", "kv_cache", "activations", "gradients", "optimizer",
                                                    "overhead", "total"))
-    lines = [head, "", " " * width + "".join(f"  {c:>16}" for c in cols)]
+    lines = [head] + _published(result, lang) + ["", " " * width + "".join(f"  {c:>16}" for c in cols)]
     for key in ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead"):
         row = [result["per_device"][f"{key}_gib"]] + ([result["breakdown"][f"{key}_gib"]] if n > 1 else [])
         lines.append(f"{t(f'breakdown.{key}'):<{width}}" + "".join(f"  {_gib(v, lang) + ' GiB':>16}" for v in row))
@@ -148,9 +148,20 @@ def fit_table(result: dict, lang: str) -> str:
     return "\n".join(lines + _notes({"notes": result["notes"]}, lang))
 
 
+def _published(result: dict, lang: str) -> list[str]:
+    """"Weight format as published: MXFP4." when the format was left automatic for a preset."""
+    if result.get("weights_source") != "published":
+        return []
+    return [l10n.t(lang, "answer.published", weights=display("weights", result["weights"], lang))]
+
+
+def _does_not_fit(result: dict) -> bool:
+    return bool(result.get("reason")) and result["reason"]["key"] == "reason.does_not_fit"
+
+
 def _notes(result: dict, lang: str) -> list[str]:
     lines = []
-    if result.get("reason"):
+    if result.get("reason") and not _does_not_fit(result):  # "does not fit" is printed first instead
         lines += ["", result["reason"]["message"]]
     if result["notes"]:
         lines += ["", l10n.t(lang, "cli.notes") + ":"] + [f"- {n['message']}" for n in result["notes"]]
@@ -190,7 +201,9 @@ def speed_table(result: dict, lang: str) -> str:
             (t("cli.cost"), lambda e: l10n.format_number(e["cost_usd"], lang, 0) if e["cost_usd"] is not None else "-"),
         ]
     width = max(len(label) for label, _ in rows)
-    lines = [head, ""]
+    # Does not fit (the device or the baseline): that, the shortfall and the nearest configuration that runs first.
+    lines = ([result["reason"]["message"], ""] if _does_not_fit(result) else []) + [head] + _published(result, lang) \
+        + [""]
     for label, value in rows:
         lines.append(f"{label:<{width}}" + "".join(f"  {value(e):>26}" for e in entries))
     if result["arithmetic_intensity"] is not None:
@@ -198,7 +211,9 @@ def speed_table(result: dict, lang: str) -> str:
         lines.append(t("cli.intensity", value=l10n.format_significant(result["arithmetic_intensity"], lang, 3)))
     if result["speedup"] is not None:
         compare = result["comparison"]
-        lines.append(t(f"cli.compare_{compare['direction']}", device=result["device"]["name"],
+        key = f"compare.if_fit_{compare['direction']}" if compare.get("both_fit") is False else \
+            f"cli.compare_{compare['direction']}"
+        lines.append(t(key, device=result["device"]["name"],
                        baseline=result["baseline"]["name"], factor=l10n.format_number(compare["factor"], lang, 2)))
     return "\n".join(lines + _notes(result, lang))
 

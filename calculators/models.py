@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.defaults import DEFAULT_INTERMEDIATE_RATIO
+from calculators.defaults import DEFAULT_INTERMEDIATE_RATIO, WEIGHT_FORMATS
 
 BILLION = 10**9
 
@@ -98,6 +98,16 @@ class ModelSpec:
     # --- a model read from a file (calculators.model_import): its weights as stored ---
     file_weights: str | None = None  # weight format of the file's tensors (a GGUF import)
     file_weight_bytes: float | None = None  # the file's exact tensor bytes in that format
+
+    @property
+    def published_format(self) -> str | None:
+        """The weight format the preset's checkpoint is published in (``checkpoint.dtype``), as a key of
+        ``defaults.WEIGHT_FORMATS``: block-scaled FP8 (DeepSeek-V3's 128 x 128 blocks) is ``fp8_block``; None
+        when the preset states no format or one the calculators do not model."""
+        dtype = self.checkpoint_dtype
+        if dtype == "fp8" and self.checkpoint_block:
+            return "fp8_block"
+        return dtype if dtype in WEIGHT_FORMATS else None
 
     @classmethod
     def from_preset(cls, model_id: str, data: dict) -> ModelSpec:

@@ -29,7 +29,7 @@ kernels stay plain rooflines with fixed efficiencies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from calculators import cost, engines, fitted, roofline
 from calculators import defaults as d
@@ -37,7 +37,7 @@ from calculators import devices as dev
 from calculators import speed_model as sm
 from calculators.energy import energy_kwh
 from calculators.memory import MemoryOptions, _per_device, kv_cache_bytes, weight_bytes
-from calculators.messages import Message, ValidationError, error
+from calculators.messages import Message, ValidationError, error, render_text
 from calculators.models import ModelSpec
 
 WORKLOADS = ("decode", "prefill", "training", "kernel")
@@ -186,7 +186,8 @@ def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str)
 
 
 def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: SpeedOptions, field: str,
-                      notes: list, prices: list | None = None, engine: str | None = None) -> dict:
+                      notes: list, prices: list | None = None, engine: str | None = None,
+                      instead: bool = True) -> dict:
     """The fitted speed model's result for decode or prefill on ``opts.num_devices`` of ``device``."""
     engine = engine or engine_for(device, opts)
     split = split_for(engine, opts)
@@ -253,6 +254,8 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
     if hourly:
         hourly["usd_per_million_tokens"] = cost.per_million_tokens(hourly["usd_per_hour"], out["tokens_per_s"])
     out["cost"] = hourly
+    if instead:
+        out["memory"]["runs_instead"] = runs_instead(device_id, device, model, opts, engine, out["memory"], prices)
     return out
 
 
@@ -336,14 +339,94 @@ def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, 
 
 def reason(device: dict, baseline: dict) -> Message:
     """Why the device is faster or slower than the baseline, in one sentence."""
+    names = {"device": device["name"], "baseline": baseline["name"]}
     if device["bound"] == baseline["bound"] == "memory":
-        return Message("reason.memory_bound", {"ratio": device["bandwidth_gb_s"] / baseline["bandwidth_gb_s"]})
+        return Message("reason.memory_bound", {"ratio": device["bandwidth_gb_s"] / baseline["bandwidth_gb_s"], **names})
     if device["bound"] == baseline["bound"] == "compute":
         return Message(
             "reason.compute_bound",
-            {"ratio": device["peak_tflops"] / baseline["peak_tflops"], "precision": device["precision"]},
+            {"ratio": device["peak_tflops"] / baseline["peak_tflops"], "precision": device["precision"], **names},
         )
-    return Message("reason.mixed", {"device_bound": device["bound"], "baseline_bound": baseline["bound"]})
+    return Message("reason.mixed", {"device_bound": device["bound"], "baseline_bound": baseline["bound"], **names})
+
+
+@dataclass(frozen=True)
+class Sentences(Message):
+    """A message of several sentences (``parts``, each a ``Message``) under one key; ``params`` the parts'
+    parameters together, for a reader of the JSON."""
+
+    parts: tuple = field(default_factory=tuple)
+
+    def render(self, lang: str) -> dict:
+        return {"key": self.key, "params": dict(self.params),
+                "message": " ".join(render_text(m.key, m.params, lang) for m in self.parts)}
+
+
+INSTEAD_ORDER = ("gpu_layers", "weights", "context", "num_devices")  # the nearest change first
+
+
+def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: SpeedOptions, engine: str, verdict: dict,
+                 prices: list | None = None) -> dict | None:
+    """The nearest configuration that runs when this one does not fit (``verdict`` from ``fit_verdict``), with
+    its speed: the reader's own model and format with the layers that do not fit in system memory (llama.cpp,
+    a device with its own memory), else the format with the most bits that fits, else a shorter context, else
+    more devices. None when it fits or nothing the verdict suggests runs."""
+    if verdict["fits"]:
+        return None
+    tips = verdict["suggestions"]
+    for change in INSTEAD_ORDER:
+        if change not in tips or (change == "gpu_layers" and verdict["gpu_share"] < 1):
+            continue  # unified memory: "system memory" is the same memory
+        alt = replace(opts, **{change: tips[change]})
+        r = llm_device_result(device_id, device, model, alt, "device", [], prices, engine=engine, instead=False)
+        out = {"change": change, change: tips[change], "time_s": r["time_s"], "tokens_per_s": r["tokens_per_s"],
+               "tokens_per_s_per_sequence": r["tokens_per_s_per_sequence"], "bound": r["bound"],
+               "needed_gib": r["memory"]["needed_gib"]}
+        if change == "gpu_layers":
+            out["layers"] = model.layers
+        return out
+    return None
+
+
+def _short(entry: dict, key: str, **extra) -> Message:
+    verdict = entry["memory"]
+    return Message(key, {"device": entry["name"], "needed": verdict["needed_gib"], "available": verdict["available_gib"],
+                         "short": -verdict["margin_gib"], **extra})
+
+
+def _instead(entry: dict, workload: str) -> Message:
+    alt = entry["memory"]["runs_instead"]
+    if alt is None:
+        return Message("fit.instead.none", {"device": entry["name"]})
+    speed = alt["tokens_per_s_per_sequence"] if workload == "decode" else alt["tokens_per_s"]
+    return Message(f"fit.instead.{alt['change']}", {k: v for k, v in alt.items() if k in (
+        "gpu_layers", "layers", "weights", "context", "num_devices")} | {"tokens": speed, "device": entry["name"]})
+
+
+def fit_reason(dev_result: dict, base_result: dict | None, workload: str) -> Sentences | None:
+    """"Does not fit" first when the device or the baseline cannot hold the model, its KV cache and the runtime:
+    the shortfall of each that cannot, then the nearest configuration that runs there and its speed (labelled as
+    such); None when both fit. The one verdict behind it is ``fit_verdict``'s."""
+    device_short = dev_result.get("memory") and not dev_result["memory"]["fits"]
+    base_short = base_result is not None and base_result.get("memory") and not base_result["memory"]["fits"]
+    if not device_short and not base_short:
+        return None
+    parts = []
+    if device_short:
+        parts.append(_short(dev_result, "fit.does_not_fit"))
+        if base_short:
+            parts.append(_short(base_result, "fit.baseline_short_too"))
+        parts.append(_instead(dev_result, workload))
+    else:
+        parts.append(_short(base_result, "fit.baseline_does_not_fit"))
+        parts.append(_instead(base_result, workload))
+    params = {"fits": not device_short, "baseline_fits": not base_short if base_result is not None else None}
+    if base_short:
+        params.update({"baseline": base_result["name"], "baseline_short": -base_result["memory"]["margin_gib"]})
+    for m in parts:
+        for k, v in m.params.items():
+            params.setdefault(k, v)
+    return Sentences("reason.does_not_fit", params, tuple(parts))
 
 
 def estimate_speed(
@@ -369,6 +452,7 @@ def estimate_speed(
         dev_result = device_result(device_id, device, work, opts, "device", notes)
         base_result = device_result(baseline_id, baseline, work, opts, "baseline", notes) if baseline else None
     why = reason(dev_result, base_result) if base_result else None
+    does_not_fit = fit_reason(dev_result, base_result, opts.workload) if "memory" in dev_result else None
     if model is not None and opts.precision is None and d.WEIGHT_FORMATS[opts.weights].kind in ("int4", "nf4", "gguf", "exl", "mlx"):
         notes.append(Message("note.weight_only", {"weights": opts.weights, "precision": opts.compute_precision}))
     if model is not None and model.is_moe and opts.workload in ("decode", "prefill"):
@@ -410,9 +494,16 @@ def estimate_speed(
         "gpu_layers": opts.gpu_layers,
     }
     if dev_result.get("memory"):
-        notes[:0] = fit_notes(dev_result, opts)
+        first = fit_notes(dev_result, opts)
+        if does_not_fit is not None and why is not None:
+            first.append(why)  # the comparison's reason stays, after the fit; the answer's reason is the fit
+        notes[:0] = first
+    # The device holds the model (its KV cache and runtime): fit_verdict's answer; None for training and kernels.
+    result["fits"] = dev_result["memory"]["fits"] if "memory" in dev_result else None
     if base_result:
         ratio = result["speedup"]
         result["comparison"] = {"direction": "faster" if ratio >= 1 else "slower",
-                                "factor": ratio if ratio >= 1 else 1 / ratio}
-    return result, notes, why
+                                "factor": ratio if ratio >= 1 else 1 / ratio,
+                                # False: at least one of the two cannot hold the model, the factor is hypothetical
+                                "both_fit": does_not_fit is None}
+    return result, notes, does_not_fit or why

@@ -99,7 +99,13 @@ def _need(lang: str) -> str:
 
 def memory_verdict(result: dict, lang: str) -> Sentence:
     """The one-line answer: fits with its margin, short by how much, or runs only with offloading; without
-    a device of the reader's, the memory needed and the smallest device that holds it."""
+    a device of the reader's, the memory needed and the smallest device that holds it. With the weight format
+    left on Automatic for a preset, the format it is published in is named ("as published: MXFP4")."""
+    answer = _memory_verdict(result, lang)
+    return Sentence(answer.template + _published(result, lang), **answer.parts)
+
+
+def _memory_verdict(result: dict, lang: str) -> Sentence:
     verdict = result.get("verdict")
     if not verdict:
         fitting = [f for f in result["fits"] if f["count"] == 1]
@@ -290,9 +296,36 @@ def fits_html(fits: list[dict], lang: str) -> str:
 # --- speed --------------------------------------------------------------------
 
 
+def _published(result: dict, lang: str) -> str:
+    """" Weight format as published: MXFP4." when Automatic took the preset's published format, else ""."""
+    if result.get("weights_source") != "published":
+        return ""
+    return " " + _t(lang, "answer.published", weights=_t(lang, f"format.{result['weights']}"))
+
+
+def does_not_fit(result: dict) -> bool:
+    """Whether the speed answer is "does not fit" first (the device or the baseline cannot hold the model)."""
+    return bool(result.get("reason")) and result["reason"]["key"] == "reason.does_not_fit"
+
+
 def speed_verdict(result: dict, lang: str) -> Sentence:
     """The one-line answer: tokens per second in words (decode: against reading speed) and what limits it;
-    prefill and kernels: the time; training: the whole run."""
+    prefill and kernels: the time; training: the whole run. When the device or the baseline cannot hold the
+    model, "does not fit" with the shortfall and the nearest configuration that runs (the result's ``reason``,
+    the command line's words) comes first; for the reader's own device no speed of what cannot run."""
+    published = _published(result, lang)
+    if does_not_fit(result):
+        reason = ("reason.message", result["reason"]["message"], result["reason"]["message"])
+        if result["fits"] is False:
+            return Sentence("{reason}" + published, reason=reason)
+        answer = _speed_answer(result, lang)  # only the baseline is short: then the device's own speed
+        return Sentence("{reason} " + answer.template + published, reason=reason, **answer.parts)
+    answer = _speed_answer(result, lang)
+    return Sentence(answer.template + published, **answer.parts)
+
+
+def _speed_answer(result: dict, lang: str) -> Sentence:
+    """Tokens per second (or time) on the device and what limits it."""
     entry = result["device"]
     time = ("device.time_s", entry["time_s"], numbers.duration(entry["time_s"], lang))
     bound = _t(lang, f"speed.answer.bound.{entry['bound']}")
@@ -325,6 +358,8 @@ def speed_comparison(result: dict, lang: str) -> Sentence | None:
     shown = l10n.format_number(compare["factor"], lang, 2)
     key = "calc.speed.compare_same" if shown == l10n.format_number(1, lang, 2) else \
         f"cli.compare_{compare['direction']}"  # the command line's sentence
+    if compare.get("both_fit") is False and key != "calc.speed.compare_same":
+        key = f"compare.if_fit_{compare['direction']}"  # one of the two cannot hold the model: hypothetical
     return Sentence(_t(lang, key), device=result["device"]["name"], baseline=result["baseline"]["name"],
                     factor=("speedup", result["speedup"], shown))
 
@@ -336,15 +371,16 @@ def _opt(fmt, raw, lang):
 def speed_html(result: dict, lang: str) -> str:
     """The speed calculator's result (``python -m calculators speed --json``) as HTML in ``lang``."""
     entries = [("device", result["device"])] + ([("baseline", result["baseline"])] if result["baseline"] else [])
-    headline = el("p", speed_verdict(result, lang).html(), class_="atlas-calc-verdict", data_verdict=result["workload"])
+    headline = el("p", speed_verdict(result, lang).html(), class_="atlas-calc-verdict",
+                  data_verdict="does_not_fit" if does_not_fit(result) else result["workload"])
     comparison = speed_comparison(result, lang)
     if comparison:
         headline += el("p", comparison.html(), class_="atlas-calc-headline")
     verdict = next((n for n in result["notes"] if n["key"] in ("note.fits", "note.does_not_fit")), None)
-    if verdict:
+    if verdict and result.get("fits") is not False:  # else the headline says it already
         headline += el("p", text(verdict["message"]), class_="atlas-calc-fit",
                        data_fits="true" if verdict["key"] == "note.fits" else "false")
-    if result.get("reason"):
+    if result.get("reason") and not does_not_fit(result):
         headline += value("p", "reason.message", result["reason"]["message"], result["reason"]["message"],
                           class_="atlas-calc-reason")
     tflops = _t(lang, "unit.tops" if str(result["precision"]).startswith("int") else "unit.tflops")
