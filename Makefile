@@ -10,6 +10,9 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
+# Tests run on every CPU (pytest-xdist); one test file stays on one worker, so its module fixtures run once.
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
 
 .PHONY: help setup serve build validate test test-fast test-kernels kernels-setup chromium clean bench bench-cli new-device lint fit
 
@@ -70,10 +73,10 @@ new-device: $(VENV)/.installed
 	$(PY) -m atlas new-device "$(ID)" --vendor-folder "$(VENDOR_FOLDER)" --vendor "$(VENDOR)" --name "$(NAME)" --kind "$(KIND)" $(if $(LIKE),--like "$(LIKE)")
 
 test: setup chromium kernels-setup
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_PARALLEL)
 
 test-fast: setup
-	$(PY) -m pytest -q -m "not browser and not slow and not kernels"
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) -m "not browser and not slow and not kernels"
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -1,7 +1,7 @@
 """The "How is this calculated?" section: the formulas and every default with its source.
 
 The formulas are sentences in the translation tables (``calc.explain.*``);
-the defaults come from ``calculators.defaults.all_defaults()``, the very
+the defaults come from ``calculators.assumptions.all_defaults()``, the very
 figures the estimators use, each with its value, unit and source link. Labels
 and units are translated here, so the section reads as native text in both
 languages.
@@ -10,7 +10,7 @@ languages.
 from __future__ import annotations
 
 import l10n
-from calculators import defaults as d
+from calculators import assumptions
 from calcview import numbers
 from calcview.markup import el, text
 
@@ -65,7 +65,7 @@ def defaults_table(lang: str) -> str:
     head = "".join(el("th", text(l10n.t(lang, f"calc.explain.col.{c}")), scope="col")
                    for c in ("what", "value", "unit", "source"))
     rows = []
-    for item in d.all_defaults():
+    for item in assumptions.all_defaults():
         shown = default_value(item.value, lang)
         value_html = el("code", text(shown)) if isinstance(item.value, str) else text(shown)
         rows.append(el(

@@ -139,3 +139,56 @@ def test_the_contract_catches_a_forbidden_import(importer, imported, expected):
 ])
 def test_the_contract_lets_allowed_imports_through(importer, imported):
     assert violations(_toy_graph((importer, imported))) == []
+
+
+def module_cycles(graph, project=PROJECT_PACKAGES) -> list[list[str]]:
+    """Import cycles between the project's modules (those inside functions included): each strongly connected
+    set of two or more modules, sorted (Tarjan's algorithm)."""
+    modules = sorted(m for m in graph.modules if m.partition(".")[0] in project)
+    edges = {m: sorted(i for i in graph.find_modules_directly_imported_by(m) if i.partition(".")[0] in project)
+             for m in modules}
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(m):
+        index[m] = low[m] = len(index)
+        stack.append(m)
+        on_stack.add(m)
+        for n in edges.get(m, []):
+            if n not in index:
+                visit(n)
+                low[m] = min(low[m], low[n])
+            elif n in on_stack:
+                low[m] = min(low[m], index[n])
+        if low[m] == index[m]:
+            group = []
+            while True:
+                n = stack.pop()
+                on_stack.discard(n)
+                group.append(n)
+                if n == m:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for m in modules:
+        if m not in index:
+            visit(m)
+    return sorted(found)
+
+
+def test_no_module_imports_itself_through_others(graph):
+    """No import cycle between modules, not even one closed by an import inside a function
+    (calculators.defaults once imported calculators.memory inside all_defaults())."""
+    assert module_cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle_closed_inside_a_function(tmp_path, monkeypatch):
+    package = tmp_path / "cyclepkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from cyclepkg import b\n")
+    (package / "b.py").write_text("def late():\n    from cyclepkg import a\n")
+    (package / "c.py").write_text("from cyclepkg import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    toy = grimp.build_graph("cyclepkg", cache_dir=None)
+    assert module_cycles(toy, ("cyclepkg",)) == [["cyclepkg.a", "cyclepkg.b"]]

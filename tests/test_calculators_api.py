@@ -130,14 +130,14 @@ def test_huge_numbers_in_messages_are_formatted():
 
 
 def test_form_description_and_defaults_are_plain_json():
-    from calculators import defaults, inputs
+    from calculators import assumptions, inputs
 
     form = inputs.describe("speed", catalog())
     by_name = {p["name"]: p for p in form}
     assert "h100-sxm" in by_name["device"]["choices"] and by_name["workload"]["default"] == "decode"
     assert by_name["context"]["minimum"] == 1
     json.dumps(form, allow_nan=False)
-    table = defaults.describe()
+    table = assumptions.describe()
     assert any(d["key"] == "overhead.runtime" and d["value"] == 1.0 for d in table)
     json.dumps(table, allow_nan=False)
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from calculators import defaults, devices
+from calculators import assumptions, devices
 from calculators.memory import MemoryOptions, bits_per_weight, fits, weight_bytes
 from calculators.models import ModelSpec
 from calculators_support import GIB, catalog, ok
@@ -203,7 +203,7 @@ def test_h100_vs_a100_decode_is_at_most_the_bandwidth_ratio():
     assert 1.2 < r["speedup"] < 3350 / 2039 + 1e-9
     assert r["reason"]["key"] == "reason.memory_bound"
     assert r["reason"]["params"]["ratio"] == pytest.approx(1.643, abs=0.001)
-    assert r["comparison"] == {"direction": "faster", "factor": r["speedup"]}
+    assert r["comparison"] == {"direction": "faster", "factor": r["speedup"], "both_fit": True}
 
 
 def test_decode_time_is_the_sum_of_its_fitted_terms():
@@ -266,7 +266,7 @@ def test_kernel_roofline_and_efficiency_overrides():
 
 
 def test_every_default_names_its_source():
-    for item in defaults.all_defaults():
+    for item in assumptions.all_defaults():
         assert item.source.url.startswith("https://") and item.source.says, item.key
 
 

@@ -15,7 +15,7 @@ import charts
 import l10n
 import pyweb
 from calc_results import lookup, result_elements
-from calculators import defaults as d
+from calculators import assumptions
 from calculators.api import handle
 from calculators.inputs import params_for
 from calculators_support import catalog
@@ -173,7 +173,7 @@ def test_custom_model_fields_are_prefilled_from_the_page_model_and_hidden():
 def test_explanation_translates_every_default_and_links_its_source():
     for lang in l10n.LANGUAGES:
         html = explain.explain_html("vram", lang) + explain.explain_html("speed", lang)
-        for item in d.all_defaults():
+        for item in assumptions.all_defaults():
             assert f'data-default-key="{item.key}"' in html
             assert item.source.url in html
     assert "Wie wird das berechnet?" in explain.explain_html("vram", "de")
@@ -182,7 +182,7 @@ def test_explanation_translates_every_default_and_links_its_source():
 
 
 def test_units_of_every_default_are_translated():
-    assert {item.unit for item in d.all_defaults()} <= set(explain.UNIT_KEYS)
+    assert {item.unit for item in assumptions.all_defaults()} <= set(explain.UNIT_KEYS)
 
 
 @pytest.mark.parametrize(
