@@ -23,7 +23,6 @@ scipy).
 
 from __future__ import annotations
 
-import datetime
 import json
 import math
 import pprint
@@ -70,6 +69,11 @@ BACKENDS = {"cuda": "cuda", "cublas": "cuda", "rocm": "rocm", "hip": "rocm", "ro
             "vulkan": "vulkan", "sycl": "sycl", "cpu": "cpu"}
 SERVER_ENGINES = ("vllm", "sglang", "tensorrt-llm")  # without a stated batch their runs are maximum-throughput runs
 GROUPS = ("decode-single-batch1", "decode-multi-or-batched", "prefill")
+# Weight formats that sources name but the estimators do not model, each fitted as the modelled format of the
+# same recipe: Unsloth's "Dynamic 2.0" GGUF files (UD-…-K_XL) are llama.cpp K-quant mixes in which some tensors
+# are kept at a higher type; they are fitted as the K-quant of the same level (their files are a few per cent
+# larger, which the fitted efficiencies absorb). Every other unmodelled format is refused with its name.
+FORMAT_AS_MODELLED = {"ud_q2_k_xl": "q2_k", "ud_q3_k_xl": "q3_k_m", "ud_q4_k_xl": "q4_k_m", "ud_q8_k_xl": "q8_0"}
 BANDS = ((0.8, 1.25), (0.67, 1.5))
 
 
@@ -109,11 +113,17 @@ def build_cases(dataset: Dataset) -> tuple[list[FitCase], list[dict]]:
         for index, case in enumerate(file_cases(entry)):
             if case.get("kind", "llm") != "llm":
                 continue
-            if case["device"] not in dataset.devices or case["model"] not in dataset.models \
-                    or case.get("weights", "bf16") not in WEIGHT_FORMATS:  # validation refuses these; a trial may not
+            if case["device"] not in dataset.devices or case["model"] not in dataset.models:
+                # validation refuses these; a trial may not
                 refused.append({"source": source_id, "device": case["device"], "model": case["model"],
-                                "reason": "unknown device, model or weight format"})
+                                "reason": "unknown device or model"})
                 continue
+            if "weights" in case:
+                case = {**case, "weights": FORMAT_AS_MODELLED.get(case["weights"], case["weights"])}
+                if case["weights"] not in WEIGHT_FORMATS:
+                    refused.append({"source": source_id, "device": case["device"], "model": case["model"],
+                                    "reason": f"weight format {case['weights']} is not modelled"})
+                    continue
             if "weights" not in case:
                 refused.append({"source": source_id, "device": case["device"], "model": case["model"],
                                 "reason": "weight format not stated"})
@@ -293,10 +303,10 @@ def run(data_dir=None, write: bool = True) -> dict:
     cv_rows = cross_validate(cases, dataset)
     train = [sm.predict(c.terms, params)["time_s"] / c.measured_s for c in cases]
     report = {
-        "date": datetime.date.today().isoformat(),
+        "date": data_date(dataset),
         "cases": len(cases),
         "sources": sorted({c.source for c in cases}),
-        "refused": refused,
+        "refused": refused_counts(refused),
         "train_median_abs_error": round(math.exp(float(np.median([abs(math.log(r)) for r in train]))) - 1, 4)
         if train else None,
         "cross_validated": summarise(cv_rows),
@@ -307,6 +317,23 @@ def run(data_dir=None, write: bool = True) -> dict:
         REPORT_JSON.write_text(f'{{"summary": {json.dumps(report, ensure_ascii=False, sort_keys=True)},\n'
                                f'"cases": [\n{lines}\n]}}\n', encoding="utf-8")
     return {"params": params, "report": report, "cases": cv_rows}
+
+
+def data_date(dataset: Dataset) -> str:
+    """The date of the newest measurement source (its ``accessed`` date): what a fit depends on, so that
+    fitting the same data twice writes the same files."""
+    dates = [str(entry["source"]["accessed"]) for entry in dataset.inference.values()
+             if isinstance(entry.get("source"), dict) and entry["source"].get("accessed")]
+    return max(dates) if dates else ""
+
+
+def refused_counts(refused: list[dict]) -> dict:
+    """Measurements the model cannot take, counted: {reason: {source: count}} (sorted)."""
+    counts: dict = {}
+    for row in refused:
+        by_source = counts.setdefault(row["reason"], {})
+        by_source[row["source"]] = by_source.get(row["source"], 0) + 1
+    return {reason: dict(sorted(by_source.items())) for reason, by_source in sorted(counts.items())}
 
 
 def write_fitted(params: dict, report: dict) -> None:

@@ -154,5 +154,22 @@ def test_accuracy_targets_printed_and_the_ones_met_kept():
     assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.8  # target 75 %: met
     # Target 75 % within x0.67-1.5 is missed (see the accuracy page); this keeps it from getting worse.
     assert summary["prefill"]["within_0.67_1.5"] >= 0.55
-    # Every case the data holds is answered or refused with a reason.
-    assert all(r.get("reason") for r in report["summary"]["refused"])
+    # Every case the data holds is answered or refused with a reason, counted per reason and source.
+    refused = report["summary"]["refused"]
+    assert refused and all(reason and by_source and all(n > 0 for n in by_source.values())
+                           for reason, by_source in refused.items())
+    assert not any("ud_q" in reason for reason in refused)  # Unsloth's dynamic K-quants are fitted as K-quants
+
+
+def test_refused_measurements_are_counted_per_reason_and_source(dataset):
+    _, refused = fit_speed.build_cases(dataset)
+    counts = fit_speed.refused_counts(refused)
+    assert sum(n for by_source in counts.values() for n in by_source.values()) == len(refused)
+    assert counts == accuracy.load_report()["summary"]["refused"]  # the committed report is this data's
+    unmodelled = {reason for reason in counts if reason.startswith("weight format ")}
+    assert "weight format mlx_q6 is not modelled" in unmodelled
+
+
+def test_the_fit_is_dated_by_its_data_not_by_the_day_it_ran(dataset):
+    newest = max(e["source"]["accessed"] for e in dataset.inference.values())
+    assert fit_speed.data_date(dataset) == newest == fitted.PROVENANCE["date"]
