@@ -146,6 +146,48 @@ def measurements_table(
     )
 
 
+FIGURE_KINDS = ("value", "percent", "peak", "ms", "speedup")
+
+
+def measured_figure(measurements: dict, devices_by_id: dict, lang: str, measurement_id: str, what: str = "value", fmas: int | None = None) -> str:
+    """One figure of one recorded measurement, formatted as the tables format it, for prose:
+    ``value`` (e.g. '86.1 TFLOP/s'), ``percent`` of the device's peak (e.g. '8.7%'), the ``peak``
+    itself, ``ms`` (the median time) or the fused demo's ``speedup`` over the unfused steps
+    (e.g. '4.9×'). ``fmas`` picks one point of an intensity sweep instead of
+    its best. An unknown id, or a percentage of a device without a peak, stops the build."""
+    if what not in FIGURE_KINDS:
+        raise ValueError(f"unknown figure {what!r}; expected one of {', '.join(FIGURE_KINDS)}")
+    entry = measurements.get(measurement_id)
+    if entry is None:
+        raise ValueError(f"no recorded measurement {measurement_id!r}")
+    unit = l10n.t(lang, UNIT_KEYS[entry["result"]["unit"]])
+    details = entry.get("details", {})
+    value, seconds = entry["result"]["value"], details.get("median_s", details.get("fused_s"))
+    if fmas is not None:
+        point = next((pt for pt in entry.get("details", {}).get("points", []) if pt["fmas"] == fmas), None)
+        if point is None:
+            raise ValueError(f"{measurement_id} has no point at {fmas} FMAs")
+        value, seconds = point["achieved_tflops"], point["seconds"]
+    if what == "value":
+        return f"{l10n.format_significant(value, lang, 3)}\u00a0{unit}"
+    if what == "speedup":
+        speedup = entry.get("details", {}).get("speedup")
+        if speedup is None:
+            raise ValueError(f"{measurement_id} records no speed-up")
+        return f"{l10n.format_number(speedup, lang, 1)}×"
+    if what == "ms":
+        if seconds is None:
+            raise ValueError(f"{measurement_id} records no time")
+        return f"{l10n.format_significant(seconds * 1e3, lang, 3)}\u00a0ms"
+    device = devices_by_id.get(entry["device"]) if entry["device"] else None
+    peak = demo_peaks.peak(device, entry["demo"], entry["params"].get("precision")) if device else None
+    if peak is None:
+        raise ValueError(f"{measurement_id}: no peak to compare with")
+    if what == "peak":
+        return f"{format_figure(peak['value'], lang)}\u00a0{unit}"
+    return percent_text(demo_peaks.percent_of(value, peak["value"]), lang)
+
+
 def device_roof(devices_by_id: dict, device_id: str, precision: str, demo: str = "matmul") -> tuple[dict, dict, float]:
     """(device, its peak for ``demo`` at ``precision`` as ``calculators.demo_peaks.peak`` gives it, bandwidth in GB/s).
 

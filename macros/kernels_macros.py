@@ -15,6 +15,12 @@ def register(env, ctx):
         return kernel_tables.measurements_table(ctx.dataset.measurements, ctx.dataset.devices, ctx.lang(), demo, backend, op)
 
     @env.macro
+    def kernel_figure(measurement_id, what="value", fmas=None):
+        """One figure of a recorded measurement for prose: what="value", "percent" (of the device's peak), "speedup",
+        'peak' or 'ms'; fmas= picks a point of an intensity sweep, e.g. kernel_figure('h200-sxm-matmul-cuda-bf16-8192-2026-12-04', 'percent')."""
+        return kernel_tables.measured_figure(ctx.dataset.measurements, ctx.dataset.devices, ctx.lang(), measurement_id, what, fmas)
+
+    @env.macro
     def roofline_table(ids, precision="bf16", intensities=(1, 10, 100, 1000), demo="matmul"):
         """Ridge point and attainable TFLOP/s per device, e.g. roofline_table(['h100-sxm', 'a100-sxm-80gb']);
         demo='intensity' compares with the vector unit (an element-wise FMA chain)."""

@@ -130,3 +130,53 @@ def test_options_column_shows_only_options_the_demo_takes(dataset):
         text = "".join(p.read_text(encoding="utf-8") for p in sources if p.is_file())
         for option in shown:
             assert f'"{option}"' in text, f"{m['id']}: the options column shows {option}, which {m['demo']}/{m['backend']} does not take"
+
+
+H200 = "h200-sxm-{}-2026-12-04"
+
+
+@pytest.mark.parametrize(
+    "lang, measurement, what, fmas, expected",
+    [
+        # The first H200 run (data/measurements/h200-sxm/): hand-written CUDA C BF16 against 989.5 TFLOP/s dense.
+        ("en", "matmul-cuda-bf16-8192", "value", None, "86.1\u00a0TFLOP/s"),
+        ("en", "matmul-cuda-bf16-8192", "percent", None, "8.7%"),
+        ("de", "matmul-cuda-bf16-8192", "percent", None, "8,7\u202f%"),
+        ("en", "matmul-torch-bf16-8192", "percent", None, "78.3%"),
+        ("en", "matmul-torch-fp8-8192", "peak", None, "1,979\u00a0TFLOP/s"),
+        ("de", "matmul-triton-fp8-8192", "value", None, "177\u00a0TFLOP/s"),
+        ("en", "bandwidth-cuda-copy-268435456-fp32", "percent", None, "81.9%"),
+        ("de", "bandwidth-torch-copy-268435456-fp32", "value", None, "3.918\u00a0GB/s"),
+        ("en", "intensity-jax-fp32-268435456", "percent", None, "44%"),
+        ("de", "intensity-jax-fp32-268435456", "ms", 64, "2,09\u00a0ms"),
+        ("en", "intensity-jax-fp32-268435456", "value", 16, "12.7\u00a0TFLOP/s"),
+        ("en", "fused-triton-softmax-32768-8192-fp32", "speedup", None, "4.9×"),
+        ("de", "fused-triton-layernorm-32768-8192-fp32", "speedup", None, "6,8×"),
+        ("en", "fused-triton-softmax-32768-8192-fp32", "ms", None, "0.554\u00a0ms"),
+    ],
+)
+def test_measured_figure_for_prose(dataset, lang, measurement, what, fmas, expected):
+    assert kernel_tables.measured_figure(dataset.measurements, dataset.devices, lang, H200.format(measurement), what, fmas) == expected
+
+
+def test_measured_figure_refuses_what_it_cannot_show(dataset):
+    figure = kernel_tables.measured_figure
+    with pytest.raises(ValueError, match="no recorded measurement"):
+        figure(dataset.measurements, dataset.devices, "en", "h200-sxm-matmul-cuda-bf16-8192-2025-01-01")
+    with pytest.raises(ValueError, match="unknown figure"):
+        figure(dataset.measurements, dataset.devices, "en", H200.format("matmul-cuda-bf16-8192"), "median")
+    with pytest.raises(ValueError, match="no point at 3 FMAs"):
+        figure(dataset.measurements, dataset.devices, "en", H200.format("intensity-jax-fp32-268435456"), "value", 3)
+    with pytest.raises(ValueError, match="no speed-up"):
+        figure(dataset.measurements, dataset.devices, "en", H200.format("matmul-cuda-bf16-8192"), "speedup")
+    cpu = next(m for m in dataset.measurements.values() if m["device"] is None)
+    with pytest.raises(ValueError, match="no peak to compare with"):
+        figure(dataset.measurements, dataset.devices, "en", cpu["id"], "percent")
+
+
+def test_every_h200_demo_and_backend_is_recorded(dataset):
+    """Issue 28: all four demos, every GPU back end, with command, software and date."""
+    h200 = [m for m in dataset.measurements.values() if m["device"] == "h200-sxm"]
+    assert len(h200) == 34
+    assert {(m["demo"], m["backend"]) for m in h200} == {(d, b) for d in ("bandwidth", "matmul", "intensity", "fused") for b in ("torch", "triton", "jax", "cuda")}
+    assert all(m["command"].startswith("python -m kernels") and m["software"] and m["date"] == "2026-12-04" for m in h200)

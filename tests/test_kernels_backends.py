@@ -116,6 +116,29 @@ def test_jax_on_cpu(demo, options, unit):
     assert out["device"]["platform"] == "cpu"
 
 
+def test_jax_intensity_records_how_many_kernels_xla_compiled_the_chain_into():
+    """On the CPU, XLA fuses the whole FMA chain into one loop fusion at every point; the count goes into
+    the recorded details (max_kernels_per_run), so a GPU rerun shows whether XLA split the chain."""
+    need("jax")
+    from kernels import record
+    from kernels.intensity_jax import kernels_in
+
+    out = check_result(run(["kernels/intensity_jax.py", "--size", "20000", "--fmas", "1,64,256", "--repeat", "1", "--json"]), "intensity", "jax", "tflops")
+    assert [pt["kernels"] for pt in out["details"]["points"]] == [1, 1, 1]
+    assert record.measurement(out)["details"]["max_kernels_per_run"] == 1
+    split = """HloModule m
+
+ENTRY %main (x: f32[8]) -> f32[8] {
+  %x = f32[8]{0} parameter(0)
+  %c = f32[] constant(1)
+  %loop_fusion = f32[8]{0} fusion(%x), kind=kLoop, calls=%fused_computation
+  %loop_fusion.1 = f32[8]{0} fusion(%loop_fusion), kind=kLoop, calls=%fused_computation.1
+  ROOT %loop_fusion.2 = f32[8]{0} fusion(%loop_fusion.1), kind=kLoop, calls=%fused_computation.2
+}
+"""
+    assert kernels_in(split) == 3
+
+
 # --- Triton in its interpreter -------------------------------------------------------------------
 
 TRITON_RUNS = [
