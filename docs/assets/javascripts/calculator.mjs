@@ -235,6 +235,7 @@ class Calculator {
       return;
     }
     if (!answer.ok) {
+      if (answer.detail) console.warn(`config.json/GGUF import: ${answer.detail}`); // the parser's words, never on the page
       say(error, (answer.errors || []).map((e) => this.message(e)).join(" "));
       return;
     }
