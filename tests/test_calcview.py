@@ -284,3 +284,23 @@ def test_a_roofline_without_any_drawable_device_is_a_sentence():
     out = _roofline(result, "de")
     assert out == ('<p class="atlas-calc-chart-missing">'
                    + l10n.t("de", "calc.chart.no_roofline", device="Apple M4") + "</p>")
+
+
+NOT_A_VALUE = re.compile(r"\bNone\b|\bnan\b|\bNaN\b|\binf\b|Infinity")
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_no_help_text_says_none_nan_or_inf(lang):
+    for command in ("vram", "speed"):
+        for param in params_for(command):
+            shown = form.help_text(command, param.name, lang)
+            assert shown and not NOT_A_VALUE.search(shown), (command, param.name, shown)
+    host = form.help_text("speed", "host_bandwidth_gb_s", lang)
+    assert l10n.format_number(d.DEFAULT_HOST_BANDWIDTH.value, lang, 2) + "\u00a0GB/s" in host
+    assert ("89,6\u00a0GB/s" if lang == "de" else "89.6\u00a0GB/s") in host
+
+
+def test_a_help_text_without_a_default_to_show_stops_the_build(monkeypatch):
+    monkeypatch.delitem(form.HELP_DEFAULTS, "host_bandwidth_gb_s")
+    with pytest.raises(ValueError, match="host_bandwidth_gb_s"):
+        form.help_text("speed", "host_bandwidth_gb_s", "en")
