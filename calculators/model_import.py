@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import os
 import traceback
 from dataclasses import dataclass
@@ -55,6 +56,12 @@ class ImportError_(ValueError):
 
     def render(self, lang: str) -> dict:
         return {"field": self.field, **Message(self.key, self.params).render(lang)}
+
+
+def _finite_float(text: str):
+    """A JSON number; one too large for a float (1e400) stays its text, so a field that needs it names it."""
+    value = float(text)
+    return value if math.isfinite(value) else text
 
 
 def _no_constant(name: str):
@@ -100,7 +107,7 @@ def from_config(cfg, name: str | None = None) -> Imported:
             except UnicodeDecodeError as exc:
                 raise _bad_json("?", exc) from None
         try:
-            cfg = json.loads(cfg, parse_constant=_no_constant)
+            cfg = json.loads(cfg, parse_constant=_no_constant, parse_float=_finite_float)
         except (ValueError, RecursionError) as exc:
             raise _bad_json(cfg, exc) from None
     try:
