@@ -201,8 +201,14 @@ def from_hf_config(cfg: dict, model_id: str = "config", name: str | None = None)
     if _int(text, "intermediate_size", "moe_intermediate_size", "n_inner", "ffn_dim") is None:
         missing.append("intermediate_size")
     if missing:
-        raise ConfigError("import.config.missing_keys", keys=missing,
-                          architecture=model_type or str((cfg.get("architectures") or ["?"])[0])[:60])
+        architectures = cfg.get("architectures")
+        named = architectures[0] if isinstance(architectures, list) and architectures else None
+        architecture = model_type or (str(named)[:60] if isinstance(named, str) and named.strip() else "")
+        if not cfg:
+            raise ConfigError("import.config.empty", keys=missing)
+        if not architecture:  # nothing names the model: say what is missing, not "config.json of '?'"
+            raise ConfigError("import.config.missing_keys_unnamed", keys=missing)
+        raise ConfigError("import.config.missing_keys", keys=missing, architecture=architecture)
     hidden, layers, heads, vocab = (values[k] for k in REQUIRED)
     kv_heads = _int(text, "num_key_value_heads", "num_kv_heads", default=heads) or heads
     if kv_heads > heads or heads % kv_heads:

@@ -23,7 +23,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import os
+import traceback
 from dataclasses import dataclass
 
 import l10n
@@ -44,15 +46,43 @@ MAX_GROUPS = 40
 class ImportError_(ValueError):
     """A file that cannot be used as a model: one translatable message for field ``config`` or ``gguf``."""
 
-    def __init__(self, field: str, key: str, params: dict, need_bytes: int | None = None):
+    def __init__(self, field: str, key: str, params: dict, need_bytes: int | None = None, detail: str | None = None):
         self.field = field
         self.key = key
         self.params = params
         self.need_bytes = need_bytes
+        self.detail = detail  # the parser's own words, for the browser console only (never shown on the page)
         super().__init__(key)
 
     def render(self, lang: str) -> dict:
         return {"field": self.field, **Message(self.key, self.params).render(lang)}
+
+
+def _finite_float(text: str):
+    """A JSON number; one too large for a float (1e400) stays its text, so a field that needs it names it."""
+    value = float(text)
+    return value if math.isfinite(value) else text
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # NaN, Infinity: Python's json reads them, JSON does not
+
+
+def _bad_json(text: str, exc: Exception) -> ImportError_:
+    """A localized sentence for JSON that cannot be read: empty, cut off, or broken at a line and column."""
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()[:200]
+    if not text.strip():
+        return ImportError_("config", "import.config.empty_text", {}, detail=detail)
+    if isinstance(exc, json.JSONDecodeError):
+        opened = sum(text.count(c) for c in "{[")
+        closed = sum(text.count(c) for c in "}]")
+        if exc.pos >= len(text.rstrip()) or (exc.msg.startswith("Unterminated string") and opened > closed):  # cut off
+            return ImportError_("config", "import.config.truncated", {}, detail=detail)
+        return ImportError_("config", "import.config.bad_json", {"line": exc.lineno, "column": exc.colno},
+                            detail=detail)
+    if isinstance(exc, RecursionError):
+        return ImportError_("config", "import.config.too_deep", {}, detail=detail)
+    return ImportError_("config", "import.config.bad_json_here", {}, detail=detail)
 
 
 @dataclass
@@ -71,10 +101,15 @@ class Imported:
 def from_config(cfg, name: str | None = None) -> Imported:
     """A transformers config.json (dict, or its JSON text)."""
     if isinstance(cfg, (str, bytes)):
+        if isinstance(cfg, bytes):
+            try:
+                cfg = cfg.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                raise _bad_json("?", exc) from None
         try:
-            cfg = json.loads(cfg)
-        except ValueError as exc:
-            raise ImportError_("config", "import.config.bad_json", {"detail": str(exc)[:80]}) from None
+            cfg = json.loads(cfg, parse_constant=_no_constant, parse_float=_finite_float)
+        except (ValueError, RecursionError) as exc:
+            raise _bad_json(cfg, exc) from None
     try:
         preset = from_hf_config(cfg, IMPORTED_ID, name)
     except ConfigError as exc:
@@ -205,6 +240,8 @@ def import_model(payload: dict, catalog=None) -> dict:
         out = {"ok": False, "errors": [exc.render(lang)]}
         if exc.need_bytes is not None:
             out["need_bytes"] = exc.need_bytes
+        if exc.detail:
+            out["detail"] = exc.detail
         return out
     out = {"ok": True, "model": imported.preset, "gguf": imported.gguf, "weights": imported.weights}
     if payload.get("command") and catalog is not None:

@@ -6,12 +6,13 @@ the catalog is read from it once and kept for the page's lifetime.
 
 from __future__ import annotations
 
+import l10n
 import pyweb
 from calculators import model_import
 from calculators.catalog import Catalog
 from calcview import render
 from calcview.form import PRESET_FIELDS
-from calcview.numbers import field_value
+from calcview.numbers import field_value, typed_decimal
 
 _catalog: Catalog | None = None
 
@@ -41,6 +42,7 @@ def import_fields_entry(payload: dict) -> dict:
     say — experts, sliding windows, a file's exact bytes — the note under the box states.
     """
     lang = payload.get("lang") if isinstance(payload, dict) else None
+    lang = lang if lang in l10n.LANGUAGES else l10n.DEFAULT_LANGUAGE
     answer = model_import.import_model({k: v for k, v in payload.items() if k not in ("command", "params")}
                                        if isinstance(payload, dict) else payload)
     if not answer["ok"]:
@@ -50,8 +52,8 @@ def import_fields_entry(payload: dict) -> dict:
     for name, (section, key) in PRESET_FIELDS.items():
         value = preset.get(section, {}).get(key)
         if value is not None:
-            value = round(value, 3) if name == "params_b" else value  # 8.03, not 8.029995008
-            fields[name] = field_value(value, lang if lang in ("en", "de") else "en")
+            # as the reader types it: 8.03, not 8.029995008; 12.25, not 12.247 (a thousands group in German)
+            fields[name] = typed_decimal(value, lang) if isinstance(value, float) else field_value(value, lang)
     return {"ok": True, "name": preset.get("name"), "fields": fields, "weights": answer.get("weights")}
 
 

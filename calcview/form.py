@@ -11,7 +11,10 @@ localized message there.
 
 from __future__ import annotations
 
+import math
+
 import l10n
+from calculators import defaults as d
 from calculators import devices as dev
 from calculators.inputs import BY_NAME, CUSTOM, CUSTOM_FIELDS, Param, params_for
 from calcview.markup import attrs, el, text, void
@@ -111,6 +114,10 @@ def choices(param: Param, catalog) -> list[str]:
     return list(param.choices)
 
 
+# What an empty field means where the parameter itself has no default (the estimator fills it in).
+HELP_DEFAULTS = {"host_bandwidth_gb_s": d.DEFAULT_HOST_BANDWIDTH.value}
+
+
 def _described_by(command: str, name: str) -> str:
     return f"{field_id(command, name)}-help {field_id(command, name)}-error"
 
@@ -119,9 +126,16 @@ def help_text(command: str, name: str, lang: str) -> str:
     """The one-line explanation of a field in ``lang`` (``help.<name>``, or ``help.<name>.<command>``
     where one command reads it differently); ``{default}`` is the parameter's default as typed."""
     key = f"help.{name}.{command}" if f"help.{name}.{command}" in l10n.labels(lang) else f"help.{name}"
-    default = BY_NAME[name].default
-    return l10n.t(lang, key, default=l10n.format_number(default, lang, 2)
-                  if isinstance(default, (int, float)) and not isinstance(default, bool) else default)
+    template = l10n.t(lang, key)
+    if "{default}" not in template:
+        return template
+    # an empty field's value: the parameter's default, or where the parameter has none the estimator's own
+    default = BY_NAME[name].default if BY_NAME[name].default is not None else HELP_DEFAULTS.get(name)
+    if isinstance(default, bool) or not isinstance(default, (int, float, str)) or (
+            isinstance(default, float) and not math.isfinite(default)):
+        raise ValueError(f"help.{name} says what an empty field means, but {name} has no usable default: {default!r}")
+    shown = l10n.format_number(default, lang, 2) if isinstance(default, (int, float)) else default
+    return l10n.t(lang, key, default=shown)
 
 
 def _help(command: str, name: str, lang: str) -> str:

@@ -54,6 +54,22 @@ def field_value(value, lang: str) -> str:
     return str(value)
 
 
+def typed_decimal(value: float, lang: str, decimals: int = 3) -> str:
+    """A decimal as a reader of ``lang`` types it into a form field, so the field reads it back: grouped, with
+    the language's decimal sign (1,234.5 / 1.234,5), at most ``decimals`` fraction digits. A number the
+    field would refuse as ambiguous ("12.247" is twelve thousand in German) takes one fraction digit fewer."""
+    from calculators.inputs import parse_number
+
+    for places in range(decimals, -1, -1):
+        shown = l10n.format_number(value, lang, places)
+        try:
+            parse_number(shown, integer=False)
+        except ValueError:  # AmbiguousNumber among them
+            continue
+        return shown
+    raise AssertionError(f"no field text for {value!r}")  # a whole number is never ambiguous
+
+
 _SI_PREFIXES = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 

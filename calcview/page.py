@@ -55,7 +55,11 @@ def page_config(command: str, lang: str) -> dict:
                      "calc.hint.required": l10n.t(lang, "calc.hint.required"),
                      "calc.device_search.none": l10n.t(lang, "calc.device_search.none"),
                      "calc.import.done": l10n.t(lang, "calc.import.done"),
-                     "calc.import.empty": l10n.t(lang, "calc.import.empty")},
+                     "calc.import.empty": l10n.t(lang, "calc.import.empty"),
+                     "calc.pending": l10n.t(lang, "calc.pending"),
+                     "calc.pending.inputs": l10n.t(lang, "calc.pending.inputs"),
+                     "calc.pending.empty": l10n.t(lang, "calc.pending.empty"),
+                     "yes": l10n.t(lang, "yes"), "no": l10n.t(lang, "no")},
     }
 
 

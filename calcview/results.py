@@ -419,7 +419,8 @@ def speed_html(result: dict, lang: str) -> str:
             raw = entry
             for part in key.split("."):
                 raw = raw.get(part) if isinstance(raw, dict) else None
-            cells += value("td", f"{which}.{key}", raw, fmt(raw))
+            # a figure the device does not state (no compute peak, bandwidth or power): "—", and the result's note says why
+            cells += value("td", f"{which}.{key}", raw, fmt(raw) if raw is not None else _t(lang, "table.not_stated"))
         rows.append(el("tr", cells))
     head = [_t(lang, "calc.col.quantity")] + [entry["name"] for _, entry in entries]
     table = _table(head, rows)
@@ -448,5 +449,16 @@ def speed_html(result: dict, lang: str) -> str:
 
 
 def _roofline(result: dict, lang: str) -> str:
-    """The roofline of the result's device and baseline with the workload marked (``charts.estimates``)."""
-    return charts.roofline_svg(lang=lang, **estimates.speed_roofline(result, lang))
+    """The roofline of the result's device and baseline with the workload marked (``charts.estimates``).
+
+    A device that states no compute peak or no bandwidth has no roof to draw: it is left out (the table
+    shows "—" and the result's notes say why); with neither device drawable a sentence says so instead."""
+    spec = estimates.speed_roofline(result, lang)
+    drawable = [d for d in spec["devices"] if d["peak_tflops"] is not None and d["bandwidth_gb_s"] is not None]
+    if not drawable:
+        names = " / ".join(d["label"] for d in spec["devices"])
+        return el("p", text(_t(lang, "calc.chart.no_roofline", device=names)), class_="atlas-calc-chart-missing")
+    spec["devices"] = drawable
+    if spec["unit"] is None:  # the first device's unit is unknown without a peak: the drawn roofs use the requested one
+        spec["unit"] = result.get("unit") or "matrix"
+    return charts.roofline_svg(lang=lang, **spec)

@@ -257,3 +257,50 @@ def test_browser_entry_reads_the_export_and_renders(tmp_path, monkeypatch):
     out = call("calculators.render", {"command": "vram", "params": params, "lang": "de"})
     assert out["ok"] and out["result"] == render("vram", params, "de")["result"]
     assert out["html"] == render("vram", params, "de")["html"]
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize("role", ["device", "baseline"])
+def test_a_device_without_a_compute_peak_shows_a_dash_and_its_note(role, lang):
+    """Apple M4 states no compute peak: its cells say "—", the note says why, the other device keeps its roofline."""
+    params = {"model": "llama-3.1-8b", "device": "h100-sxm", "baseline": "a100-sxm-80gb", role: "apple-m4"}
+    out = render("speed", params, lang)
+    assert out["ok"], out.get("errors")
+    html = out["html"]
+    assert out["result"][role]["peak_tflops"] is None
+    cell = re.search(rf'<td data-result="{role}\.peak_tflops" data-value="null">([^<]*)</td>', html)
+    assert cell and cell.group(1) == l10n.t(lang, "table.not_stated") == "—"
+    assert "note.no_compute_peak" in [n["key"] for n in out["result"]["notes"]]
+    assert l10n.t(lang, "note.no_compute_peak", device="Apple M4") in html
+    assert "<svg" in html and "atlas-calc-chart-missing" not in html  # the other device's roofline is drawn
+    assert not re.search(r"\bNone\b|NaN|Infinity", html)
+
+
+def test_a_roofline_without_any_drawable_device_is_a_sentence():
+    result = handle({"command": "speed", "params": {"model": "llama-3.1-8b", "device": "apple-m4"}, "lang": "de"},
+                    catalog())["result"]
+    from calcview.results import _roofline
+
+    out = _roofline(result, "de")
+    assert out == ('<p class="atlas-calc-chart-missing">'
+                   + l10n.t("de", "calc.chart.no_roofline", device="Apple M4") + "</p>")
+
+
+NOT_A_VALUE = re.compile(r"\bNone\b|\bnan\b|\bNaN\b|\binf\b|Infinity")
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_no_help_text_says_none_nan_or_inf(lang):
+    for command in ("vram", "speed"):
+        for param in params_for(command):
+            shown = form.help_text(command, param.name, lang)
+            assert shown and not NOT_A_VALUE.search(shown), (command, param.name, shown)
+    host = form.help_text("speed", "host_bandwidth_gb_s", lang)
+    assert l10n.format_number(d.DEFAULT_HOST_BANDWIDTH.value, lang, 2) + "\u00a0GB/s" in host
+    assert ("89,6\u00a0GB/s" if lang == "de" else "89.6\u00a0GB/s") in host
+
+
+def test_a_help_text_without_a_default_to_show_stops_the_build(monkeypatch):
+    monkeypatch.delitem(form.HELP_DEFAULTS, "host_bandwidth_gb_s")
+    with pytest.raises(ValueError, match="host_bandwidth_gb_s"):
+        form.help_text("speed", "host_bandwidth_gb_s", "en")

@@ -274,3 +274,67 @@ def test_random_configs_give_a_preset_or_a_message(cfg):
     ModelSpec.from_preset("x", preset)
     answer = model_import.import_model({"config": cfg})
     json.dumps(answer, allow_nan=False)
+
+
+# --- the page's import: fields the form accepts, sentences instead of parser text -------------------
+
+MISTRAL_12B = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 5120,
+               "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+               "intermediate_size": 14336, "vocab_size": 131072, "max_position_embeddings": 131072}
+
+
+@pytest.mark.parametrize("lang, shown", [("en", "12.25"), ("de", "12,25")])
+def test_imported_fields_are_what_the_form_accepts(lang, shown):
+    """12.247 billion would be written "12.247", which the field refuses as a thousands group: 12.25 instead."""
+    from calcview.browser import import_fields_entry
+    from calculators.api import handle
+
+    answer = import_fields_entry({"config_json": json.dumps(MISTRAL_12B), "lang": lang})
+    assert answer["ok"], answer
+    assert from_hf_config(MISTRAL_12B)["parameters"]["total_b"] == pytest.approx(12.247, abs=5e-4)
+    assert answer["fields"]["params_b"] == shown
+    assert answer["fields"]["layers"] == "40" and answer["fields"]["vocab"] == "131072"
+    response = handle({"command": "vram", "params": answer["fields"], "lang": lang}, catalog())
+    assert response["ok"], response["errors"]
+    assert response["result"]["params_b"] == pytest.approx(12.25)
+
+
+@pytest.mark.parametrize("value, lang, shown", [
+    (12.247, "en", "12.25"), (12.247, "de", "12,25"), (0.135, "en", "0.135"), (1234.5, "en", "1,234.5"),
+    (1234.5, "de", "1.234,5"), (1026.408, "de", "1.026,408"), (8.03, "de", "8,03"), (70.0, "en", "70"),
+])
+def test_typed_decimal_reads_back_in_the_field(value, lang, shown):
+    from calcview.numbers import typed_decimal
+    from calculators.inputs import parse_number
+
+    assert typed_decimal(value, lang) == shown
+    assert parse_number(shown, integer=False) == pytest.approx(value, rel=5e-3)
+
+
+@pytest.mark.parametrize("text, key", [
+    ("", "import.config.empty_text"),
+    ("   ", "import.config.empty_text"),
+    ("garbage", "import.config.bad_json"),
+    ('{"a": 1} trailing', "import.config.bad_json"),
+    (json.dumps(MISTRAL_12B)[:60], "import.config.truncated"),
+    (json.dumps(MISTRAL_12B)[:-1], "import.config.truncated"),
+    ("[" * 100_000, "import.config.too_deep"),
+    ('{"hidden_size": NaN}', "import.config.bad_json_here"),
+    ("{}", "import.config.empty"),
+    ('{"hidden_size": 64, "architectures": [""]}', "import.config.missing_keys_unnamed"),
+])
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_unreadable_configs_give_a_sentence_not_parser_text(text, key, lang):
+    answer = json.loads(__import__("pyweb").call("calculators.import_fields",
+                                                  json.dumps({"config_json": text, "lang": lang})))
+    assert answer["ok"] is False
+    error = answer["errors"][0]
+    assert error["key"] == key and error["field"] == "config"
+    message = error["message"]
+    assert message == render_text(key, error["params"], lang)
+    for parser_words in ("Expecting", "char ", "Unterminated", "Error", "NaN", "'?'", "‚?‘", "None", "recursion"):
+        assert parser_words not in message, message
+    if key in ("import.config.empty", "import.config.missing_keys_unnamed"):
+        assert "num_hidden_layers" in message
+    if key != "import.config.empty" and key != "import.config.missing_keys_unnamed":
+        assert answer["detail"]  # the parser's words go to the console

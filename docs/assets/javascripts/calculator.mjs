@@ -136,7 +136,48 @@ class Calculator {
     this.form.addEventListener("change", (event) => this.changed(event));
     this.updateLink();
     this.setStatus("loading", this.config.status[this.fromLink ? "loading_link" : "loading"]);
+    if (this.fromLink && this.linkDiffers()) this.showPending();
     activateSteppers(this.results);
+  }
+
+  // Does the link ask for something other than the page's defaults (whose answer the page already shows)?
+  linkDiffers() {
+    if (Object.keys(this.linkExtras).length) return true;
+    return namedFields(this.form).some((field) => fieldValue(field) !== (field.dataset.default ?? ""));
+  }
+
+  // While the runtime loads for a shared link: the link's inputs and "computing …" in place of the
+  // pre-rendered answer, which is for the default inputs and would read as the answer to the link.
+  showPending() {
+    const messages = this.config.messages;
+    const items = [];
+    for (const field of namedFields(this.form)) {
+      if (fieldValue(field) === (field.dataset.default ?? "")) continue;
+      const label = this.root.querySelector(`label[for="${CSS.escape(field.id)}"]`);
+      let shown = field.value;
+      if (field.tagName === "SELECT") shown = field.selectedOptions[0]?.text ?? field.value;
+      else if (field.type === "checkbox") shown = messages[field.checked ? "yes" : "no"] || String(field.checked);
+      const item = document.createElement("li");
+      const name = document.createElement("span");
+      name.textContent = `${label ? label.textContent.trim() : field.name}: `;
+      const value = document.createElement("strong");
+      value.textContent = shown || messages["calc.pending.empty"] || "";
+      item.append(name, value);
+      items.push(item);
+    }
+    const line = Object.assign(document.createElement("p"), {
+      className: "atlas-calc-pending-line",
+      textContent: messages["calc.pending"] || this.config.status.loading_link,
+    });
+    const list = Object.assign(document.createElement("ul"), { className: "atlas-calc-pending-inputs" });
+    list.append(...items);
+    const heading = Object.assign(document.createElement("p"), { textContent: messages["calc.pending.inputs"] || "" });
+    this.results.replaceChildren(line, ...(items.length ? [heading, list] : []));
+    this.results.classList.add("atlas-calc-pending");
+    this.results.setAttribute("aria-busy", "true");
+    this.results.dataset.calcPending = "1";
+    if (this.summary) this.summary.textContent = messages["calc.pending"] || "";
+    this.share.hidden = true;
   }
 
   // Fields named in the query string take its values; other names are passed on once, so
@@ -235,6 +276,7 @@ class Calculator {
       return;
     }
     if (!answer.ok) {
+      if (answer.detail) console.warn(`config.json/GGUF import: ${answer.detail}`); // the parser's words, never on the page
       say(error, (answer.errors || []).map((e) => this.message(e)).join(" "));
       return;
     }
@@ -348,6 +390,9 @@ class Calculator {
     }
     this.errors.replaceChildren(...general.map((text) => Object.assign(document.createElement("p"), { textContent: text })));
     this.errors.hidden = general.length === 0;
+    this.results.classList.remove("atlas-calc-pending");
+    this.results.removeAttribute("aria-busy");
+    delete this.results.dataset.calcPending;
     if (response.ok) {
       this.results.innerHTML = response.html;
       this.results.classList.remove("atlas-calc-stale");
