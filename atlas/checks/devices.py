@@ -9,6 +9,7 @@ twin.
 from __future__ import annotations
 
 import datetime
+import re
 
 from atlas.checks.common import not_in_future
 
@@ -24,6 +25,95 @@ MEMORY_RANGES = {
 
 # Expected ratio of a sparse (2:4) figure to its dense twin.
 SPARSE_RATIO = (1.5, 2.5)
+
+# A number as sources write it: 1,671 or 1671 or 835.5.
+_NUMBER = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+# A figure the text quotes as a vendor's sparse one: '1,671 TFLOPS with sparsity', '"3,341 TOPS*" (with sparsity)'.
+SPARSE_QUOTE = re.compile(
+    _NUMBER + r"\s*(?:T?FLOP/s|T?FLOPS|TOPS|teraFLOPS)?[\s*)\"']*,?\s*\(?[\s*]*with sparsity",
+    re.IGNORECASE,
+)
+# The rule a derived dense figure states: 'one half of the sparse 1,979 TFLOP/s', 'one half of the stated sparse 2,200'.
+HALF_OF_SPARSE = re.compile(r"one half of the (?:stated )?sparse " + _NUMBER, re.IGNORECASE)
+
+
+def parse_number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def close(a: float, b: float, rel: float = 0.005) -> bool:
+    return abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def sparsity_problems(compute: list[dict]) -> list[tuple[tuple, str]]:
+    """Dense figures that are really 'with sparsity' figures, and derived halves that are not half.
+
+    The audit of issue 32 found dense figures copied from a vendor's sparse column. A sparse twin
+    filed in the same file is caught by the ratio check; these rules catch what it cannot see:
+    a dense figure equal to a number its own note or method quotes as a sparse one, and a dense
+    figure derived as 'one half of the sparse N' that is not N / 2.
+    """
+    problems: list[tuple[tuple, str]] = []
+    for i, entry in enumerate(compute):
+        if entry["sparsity"] != "dense":
+            continue
+        value = entry["tflops"]
+        for field in ("note",) if entry.get("origin") == "derived" else ("note", "method"):
+            text = entry.get(field) or ""
+            for match in SPARSE_QUOTE.finditer(text):
+                quoted = parse_number(match.group(1))
+                if close(value, quoted):
+                    problems.append(
+                        (
+                            ("compute", i, "tflops"),
+                            f"dense figure {value:g} equals the 'with sparsity' figure its {field} quotes "
+                            f"({match.group(1)}); the dense rate is one half of it (file it as derived)",
+                        )
+                    )
+        if entry.get("origin") == "derived":
+            match = HALF_OF_SPARSE.search(entry.get("method") or "")
+            if match and not close(value, parse_number(match.group(1)) / 2, rel=0.01):
+                problems.append(
+                    (
+                        ("compute", i, "tflops"),
+                        f"{value:g} is not one half of the sparse {match.group(1)} its method derives it from",
+                    )
+                )
+    return problems
+
+
+def estimate_problems(compute: list[dict]) -> list[tuple[tuple, str]]:
+    """An estimate where the same file holds a stated figure of the same precision and unit.
+
+    A stated figure of the same precision and unit (a sparse twin, another accumulate) usually
+    gives the figure by a stated rule, so the figure is derived from it, not estimated from cores
+    and clocks. An estimate may stand next to it only if its method names that figure, saying why
+    it is not derived from it (e.g. the vendor does not say whether the figure counts sparsity).
+    """
+    problems: list[tuple[tuple, str]] = []
+    for i, entry in enumerate(compute):
+        if entry.get("origin") != "estimate":
+            continue
+        quoted = [parse_number(n) for n in re.findall(_NUMBER, entry.get("method") or "")]
+        for j, other in enumerate(compute):
+            if (
+                j == i
+                or other.get("origin", "stated") != "stated"
+                or (other["precision"], other["unit"], other.get("component"))
+                != (entry["precision"], entry["unit"], entry.get("component"))
+            ):
+                continue
+            if not any(close(other["tflops"], q) for q in quoted):
+                problems.append(
+                    (
+                        ("compute", i, "origin"),
+                        f"is an estimate, but compute[{j}] states {other['precision']} {other['unit']} "
+                        f"{other['sparsity']} {other['tflops']:g}; derive this figure from it, or name it in "
+                        "'method' and say why it is not used",
+                    )
+                )
+                break
+    return problems
 
 
 def runtime_name_key(name: str) -> str:
@@ -99,6 +189,10 @@ def device_problems(device: dict, today: datetime.date | None = None) -> list[tu
                         "(is one of them filed with the wrong sparsity?)",
                     )
                 )
+
+    # Dense figures that are 'with sparsity' ones; estimates where a stated figure exists.
+    problems += sparsity_problems(device.get("compute", []))
+    problems += estimate_problems(device.get("compute", []))
 
     # Memory capacity and bandwidth in the range of their technology.
     memory = device.get("memory", {})
