@@ -51,7 +51,7 @@ def run_demo(*args, env=None):
         ("AMD Instinct MI300X VF", "mi300x"),
         ("AMD EPYC 9654 96-Core Processor", "epyc-9654"),
         ("NVIDIA H100 NVL", "h100-nvl"),  # a different product with its own entry: never the SXM figures
-        ("NVIDIA H200 NVL", None),
+        ("NVIDIA H200 NVL", "h200-nvl"),  # its own entry, never the SXM module's
         ("NVIDIA A100 80GB PCIe", "a100-pcie-80gb"),
         ("NVIDIA GeForce RTX 4070 Ti SUPER", "rtx-4070-ti-super"),
         ("NVIDIA A10", "a10"),  # not the A100s: a name must match in full
