@@ -6,6 +6,8 @@ text; none ever returns ``nan`` or ``inf`` (``l10n`` refuses them).
 
 from __future__ import annotations
 
+import re
+
 import l10n
 
 
@@ -50,6 +52,8 @@ def field_value(value, lang: str) -> str:
         text = repr(value)
         if text.endswith(".0"):
             text = text[:-2]
+        if re.fullmatch(r"[+-]?[1-9]\d{0,2}\.\d{3}", text):
+            text += "0"  # "12.188" reads as twelve thousand in German: a field refuses it, "12.1880" it takes
         return text.replace(".", ",") if lang == "de" else text
     return str(value)
 

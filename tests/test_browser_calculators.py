@@ -259,3 +259,123 @@ def test_calculator_survives_navigating_away_and_back(page, site_server):
     page.evaluate("document$.next(document)")
     assert page.evaluate("document.querySelectorAll('[data-atlas-calculator]')[0].atlasCalculator.renders") >= 1
     assert len([w for w in page.workers if w.url.endswith("pyodide-worker.mjs")]) == 1
+
+
+# --- reader journeys of issue 30, on a phone (390 px), in both languages --------------------------------
+
+PHONE = {"width": 390, "height": 844}
+MISTRAL_12B = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 5120,
+               "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+               "intermediate_size": 14336, "vocab_size": 131072, "max_position_embeddings": 131072}
+
+
+@pytest.fixture
+def phone(browser, site_server):
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    pg = context.new_page()
+    pg.console_errors = []
+    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    yield pg
+    context.close()
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_a_pasted_config_json_of_a_model_outside_the_catalogue_computes(phone, site_server, lang):
+    phone.goto(page_url(site_server, lang, "vram"))
+    wait_status(phone, "ready")
+    phone.click("[data-calc-import] summary")
+    phone.fill("[data-import-text]", json.dumps(MISTRAL_12B, indent=2))
+    before = renders(phone)
+    phone.click("[data-import-run]")
+    settle(phone, before)
+    assert phone.is_hidden("[data-import-error]")
+    assert phone.input_value("#calc-vram-params-b") == ("12,25" if lang == "de" else "12.25")
+    assert wait_status(phone, "ready", "invalid") == "ready"
+    fields = phone.evaluate("""() => Object.fromEntries([...document.querySelector('form[data-calc-form]').elements]
+        .filter(f => f.name && !f.disabled && !f.closest('fieldset[disabled]')).map(f => [f.name, f.value]))""")
+    expected = handle({"command": "vram", "params": fields, "lang": lang}, catalog())
+    assert expected["ok"] and expected["result"]["params_b"] == pytest.approx(12.25)
+    shown = dict((p, v) for p, v, _ in shown_results(phone))
+    assert shown["total_gib"] == pytest.approx(expected["result"]["total_gib"], rel=1e-12)
+    assert phone.console_errors == []
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_a_broken_config_json_says_so_in_the_readers_language(phone, site_server, lang):
+    phone.goto(page_url(site_server, lang, "vram"))
+    wait_status(phone, "ready")
+    phone.click("[data-calc-import] summary")
+    phone.fill("[data-import-text]", json.dumps(MISTRAL_12B)[:70])
+    phone.click("[data-import-run]")
+    phone.wait_for_selector("[data-import-error]:not([hidden])")
+    assert phone.inner_text("[data-import-error]") == l10n.t(lang, "import.config.truncated")
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize("role", ["device", "baseline"])
+def test_the_m4_max_in_the_speed_calculator(phone, site_server, lang, role):
+    phone.goto(page_url(site_server, lang, "speed", f"?{role}=apple-m4-max"))
+    assert wait_status(phone, "ready", "invalid", "failed") == "ready"
+    body = phone.inner_text("[data-calc-results]")
+    assert l10n.t(lang, "runtime.internal_error") not in body and "None" not in body
+    assert phone.inner_text(f"[data-result='{role}.peak_tflops']") == "—"
+    assert l10n.t(lang, "note.no_compute_peak", device="Apple M4 Max") in body
+    assert phone.console_errors == []
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_a_shared_link_never_shows_the_default_answer_while_python_loads(phone, site_server, lang):
+    held = []
+    phone.route("**/atlas-python.zip*", lambda route: held.append(route))  # hold the runtime back
+    phone.goto(page_url(site_server, lang, "vram", "?model=llama-3.1-70b&weights=q4_k_m&context=8192"),
+               wait_until="domcontentloaded")
+    phone.wait_for_selector("[data-calc-results][data-calc-pending]", state="attached")
+    results = phone.inner_text("[data-calc-results]")
+    assert l10n.t(lang, "calc.pending") in results
+    assert "Llama 3.1 70B" in results and "8192" in results
+    assert phone.eval_on_selector_all("[data-calc-results] [data-result]", "els => els.length") == 0
+    assert phone.get_attribute("[data-calc-results]", "aria-busy") == "true"
+    assert held, "the page did not ask for the runtime"
+    for route in held:
+        route.continue_()
+    phone.unroute("**/atlas-python.zip*")
+    assert wait_status(phone, "ready", "invalid", "failed") == "ready"
+    assert phone.get_attribute("[data-calc-results]", "data-calc-pending") is None
+    assert phone.eval_on_selector("[data-result='total_gib']", "e => JSON.parse(e.dataset.value)") == pytest.approx(
+        handle({"command": "vram", "params": {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"},
+                "lang": lang}, catalog())["result"]["total_gib"], rel=1e-12)
+
+
+def test_a_link_that_equals_the_defaults_keeps_the_prerendered_answer(phone, site_server):
+    phone.route("**/atlas-python.zip*", lambda route: route.abort())  # no runtime at all
+    phone.goto(page_url(site_server, "de", "vram", "?model=llama-3.1-8b"), wait_until="domcontentloaded")
+    phone.wait_for_selector("[data-calc-results] [data-result='total_gib']", state="attached")
+    assert phone.get_attribute("[data-calc-results]", "data-calc-pending") is None
+
+
+def test_chart_data_tables_scroll_in_their_own_box_at_390_px(phone, site_server, built_site):
+    """Every page with the numbers behind a chart (compare, use cases, the accuracy page …): at 390 px each table
+    stays inside the screen and scrolls sideways in its own box (the page itself does not scroll sideways)."""
+    pages = sorted("/" + str(f.parent.relative_to(built_site)) + "/" for f in built_site.rglob("index.html")
+                   if "atlas-chart-data" in f.read_text(encoding="utf-8"))
+    assert "/compare/" in pages and "/de/compare/" in pages and len(pages) >= 10
+    wide = []
+    for path in pages:
+        phone.goto(site_server + path)
+        tables = phone.evaluate("""() => {
+            for (const d of document.querySelectorAll('details.atlas-chart-data')) d.open = true;
+            return [...document.querySelectorAll('details.atlas-chart-data table')].map(t => {
+              const r = t.getBoundingClientRect();
+              return {right: r.right, left: r.left, scroll: t.scrollWidth, client: t.clientWidth,
+                      overflow: getComputedStyle(t).overflowX};
+            });
+        }""")
+        assert tables, f"no chart data on {path}"
+        width = phone.evaluate("() => document.documentElement.clientWidth")
+        for table in tables:
+            assert table["left"] >= -1 and table["right"] <= width + 1, (path, table)  # nothing cut off
+            assert table["overflow"] == "auto", path
+            if table["scroll"] > table["client"] + 1:
+                wide.append(path)
+    assert "/compare/" in wide  # its wide tables really are scroll boxes, not squeezed

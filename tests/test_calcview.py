@@ -304,3 +304,24 @@ def test_a_help_text_without_a_default_to_show_stops_the_build(monkeypatch):
     monkeypatch.delitem(form.HELP_DEFAULTS, "host_bandwidth_gb_s")
     with pytest.raises(ValueError, match="host_bandwidth_gb_s"):
         form.help_text("speed", "host_bandwidth_gb_s", "en")
+
+
+def test_a_field_value_is_never_ambiguous_to_the_field():
+    assert numbers.field_value(12.188, "en") == "12.1880" and numbers.field_value(12.188, "de") == "12,1880"
+    assert numbers.field_value(0.135, "de") == "0,135" and numbers.field_value(8.03, "en") == "8.03"
+    assert numbers.field_value(1234.5, "en") == "1234.5"
+
+
+@pytest.mark.parametrize("command", ["vram", "speed"])
+def test_every_preset_prefills_a_form_that_computes(command):
+    """A page may declare any preset as its model: the custom-model fields it prefills must all parse."""
+    for model_id in catalog().model_ids():
+        values = form.initial_values(command, {"model": model_id, "device": "h100-sxm"}, catalog())
+        for lang in l10n.LANGUAGES:
+            params = {k: numbers.field_value(v, lang) for k, v in values.items()}
+            params["model"] = "custom"
+            response = handle({"command": command, "params": params, "lang": lang}, catalog())
+            assert response["ok"], (model_id, lang, response["errors"])
+            if command == "vram":
+                stated = catalog().models[model_id]["parameters"]["total_b"]
+                assert response["result"]["params_b"] == pytest.approx(stated)
