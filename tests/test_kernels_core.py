@@ -440,3 +440,53 @@ def test_gpu_script_is_valid_bash_and_runs_every_demo():
             assert f"-m kernels.{demo}_{backend} " in text or f"-m kernels.{demo}_$backend " in text, (demo, backend)
         assert f"kernels run {demo} cuda" in text
     assert "python3} -m kernels record" in text or '"$PY" -m kernels record' in text
+
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+# Stands in for python3 in run_all_gpu.sh: each demo prints a result at once, except the JAX sweep.
+case "$*" in
+  "-c "*) exec "{python}" "$@" ;;
+  *"kernels record"*) echo "recorded $3" ;;
+  *intensity_jax*) sleep 5 ;;
+  *--json*) echo '{{"achieved": {{"value": 1.5, "unit": "tflops"}}, "percent_of_peak": 50.0, "peak": {{"value": 3.0}}}}' ;;
+  *) echo "backends" ;;
+esac
+"""
+
+
+def run_gpu_script(tmp_path, **env):
+    import os
+
+    fake = tmp_path / "python"
+    fake.write_text(FAKE_PYTHON.format(python=sys.executable), encoding="utf-8")
+    fake.chmod(0o755)
+    out = tmp_path / "out"
+    done = subprocess.run(
+        ["bash", str(REPO_ROOT / "kernels" / "run_all_gpu.sh"), str(out)],
+        env={**os.environ, "PYTHON": str(fake), **env}, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return [line.split()[:2] for line in (out / "log.txt").read_text(encoding="utf-8").splitlines() if line[:5] in ("ok   ", "TIME ", "SKIP ", "FAIL ")], out
+
+
+def test_gpu_script_puts_cheap_informative_runs_first_and_caps_each_demo(tmp_path):
+    """All 34 runs, one per demo first, then the reruns that confirm the fixes (Triton FP8, the JAX sweep), the
+    expensive sweeps last; a demo that overruns its budget is stopped and the rest still run and are recorded."""
+    lines, out = run_gpu_script(tmp_path, BUDGET_MAX="2")
+    names = [name for _, name in lines]
+    assert len(names) == len(set(names)) == 34
+    assert names[:6] == ["bandwidth-cuda-copy", "matmul-torch-bf16", "intensity-cuda", "fused-softmax-cuda", "matmul-triton-fp8", "intensity-jax"]
+    assert names[-2:] == ["intensity-triton", "intensity-torch"]
+    assert ["TIME", "intensity-jax"] in lines and sum(status == "ok" for status, _ in lines) == 33
+    assert len((out / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 33
+    assert "recorded" in (out / "log.txt").read_text(encoding="utf-8")
+
+
+def test_gpu_script_skips_what_no_longer_fits_the_window_and_still_records(tmp_path):
+    """A 39-second window: the 30-second budgets fit (the fake demos finish at once), none of 40 s or more does."""
+    lines, out = run_gpu_script(tmp_path, WINDOW="39")
+    status = {name: state for state, name in lines}
+    assert len(status) == 34 and status["bandwidth-cuda-copy"] == status["matmul-torch-fp8"] == "ok"
+    for name in ("intensity-cuda", "fused-softmax-cuda", "matmul-triton-fp8", "intensity-jax", "fused-layernorm-jax", "intensity-torch"):
+        assert status[name] == "SKIP", name
+    assert "recorded" in (out / "log.txt").read_text(encoding="utf-8")
