@@ -78,6 +78,9 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
             ),
         ],
         "measurements_table": [((demo,), {}) for demo in ("bandwidth", "matmul", "intensity", "fused")],
+        "kernel_figure": [(("h200-sxm-matmul-cuda-bf16-8192-2026-12-04", what), {}) for what in ("value", "percent", "peak", "ms")]
+        + [(("h200-sxm-intensity-jax-fp32-268435456-2026-12-04", "ms"), {"fmas": 64}),
+           (("h200-sxm-fused-triton-softmax-32768-8192-fp32-2026-12-04", "speedup"), {})],
         "roofline_table": [
             ((["h100-sxm", "tpu-v5p"],), {}),
             ((["h100-sxm"],), {"precision": "fp32", "demo": "intensity"}),
