@@ -10,7 +10,8 @@ localized error messages.
 
 - ``vram_total(**params)`` — total memory, e.g. "42.5 GiB".
 - ``devices_needed(device_id, **params)`` — how many of a device hold the estimate.
-- ``tokens_per_s(device, **params)`` — decode speed on one device.
+- ``tokens_per_s(device, per_sequence=False, **params)`` — decode speed on one device: in total over
+  ``batch`` concurrent sequences, or each sequence's own with ``per_sequence=True``.
 - ``speedup(device, baseline, **params)`` — e.g. "1.64×".
 - ``chips_for_model(device_id, model, weights, context=None, batch=None)`` — a
   sentence: how many of a device hold the model for inference (the estimators'
@@ -68,6 +69,14 @@ def chips_sentence(catalog: Catalog, device_id: str, params: dict, lang: str) ->
     )
 
 
+def speed_text(catalog: Catalog, device: str, params: dict, lang: str, per_sequence: bool = False) -> str:
+    """Tokens per second of a speed estimate (decode unless ``params`` says otherwise; three significant digits):
+    the total over ``batch`` concurrent sequences, or one sequence's own with ``per_sequence``."""
+    result = estimate("speed", {"workload": "decode", **params, "device": device}, lang, catalog)
+    key = "tokens_per_s_per_sequence" if per_sequence else "tokens_per_s"
+    return l10n.format_significant(result["device"][key], lang, 3)
+
+
 def calculator_href(command: str, params: dict, page_src: str) -> str:
     """Relative Markdown link target from the page ``page_src`` to the pre-filled calculator."""
     if command not in CALCULATOR_PAGES:
@@ -98,10 +107,10 @@ def register(env, ctx):
         return l10n.format_number(fit_count(run("vram", params), device_id), ctx.lang(), 0)
 
     @env.macro
-    def tokens_per_s(device, **params):
-        """Decode speed in tokens per second on one ``device`` (three significant digits)."""
-        result = run("speed", {"workload": "decode", **params, "device": device})
-        return l10n.format_significant(result["device"]["tokens_per_s"], ctx.lang(), 3)
+    def tokens_per_s(device, per_sequence=False, **params):
+        """Decode speed in tokens per second on one ``device`` (three significant digits): in total over the
+        ``batch`` concurrent sequences (default 1), or each sequence's own with ``per_sequence=True``."""
+        return speed_text(ctx.catalog(), device, params, ctx.lang(), per_sequence)
 
     @env.macro
     def speedup(device, baseline, **params):

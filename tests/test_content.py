@@ -35,6 +35,7 @@ CONTENT_PAGES = {
     "guide/decide": 3,
     "guide/use-cases": 3,
     "guide/quantisation": 3,
+    "guide/serving": 3,
     "glossary": 1,
 }
 
@@ -155,6 +156,7 @@ def test_content_pages_are_in_the_navigation_with_german_titles():
     assert german["Decision guide"] == "Entscheidungshilfe"
     assert german["Use cases"] == "Anwendungsfälle"
     assert german["Quantisation explained"] == "Quantisierung erklärt"
+    assert german["Serving LLMs"] == "LLMs bereitstellen"
     assert german["ASICs & other accelerators"] == "ASICs & andere Beschleuniger"
 
 
@@ -516,6 +518,7 @@ TOOL_LINKS = {
     "guide/decide": {"calculator", "kernel"},
     "guide/use-cases": {"calculator"},
     "guide/quantisation": {"calculator"},
+    "guide/serving": {"calculator"},
 }
 
 HREF = re.compile(r'<a\b[^>]*\bhref="([^"]+)"')

@@ -8,9 +8,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+import l10n
 from atlas.export import export_dataset  # noqa: E402
 from calculators.api import handle  # noqa: E402
 from calculators.catalog import Catalog  # noqa: E402
+from calculators.inputs import BY_NAME
 from conftest import REPO_ROOT
 from macros import estimate_macros as em
 
@@ -138,3 +140,23 @@ def test_use_cases_page_has_the_memory_chart(built_site, lang):
     html = built(built_site, "guide/use-cases", lang)
     assert html.count('data-chart="memory-breakdown"') == 1
 
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_tokens_per_s_reads_total_or_per_sequence_speed(catalog, lang):
+    """tokens_per_s(device, per_sequence=False, **params): the estimators' decode speed for ``batch`` concurrent
+    sequences, in total or per sequence; without ``batch`` the single-stream speed as before."""
+    params = {"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048}
+    single = api(catalog, "speed", lang, **params, workload="decode", device="h100-sxm")["device"]
+    batched = api(catalog, "speed", lang, **params, workload="decode", device="h100-sxm", batch=64)["device"]
+    assert em.speed_text(catalog, "h100-sxm", params, lang) == l10n.format_significant(single["tokens_per_s"], lang, 3)
+    assert em.speed_text(catalog, "h100-sxm", {**params, "batch": 64}, lang) == l10n.format_significant(
+        batched["tokens_per_s"], lang, 3)
+    assert em.speed_text(catalog, "h100-sxm", {**params, "batch": 64}, lang, per_sequence=True) == (
+        l10n.format_significant(batched["tokens_per_s_per_sequence"], lang, 3))
+    # What the serving page says about the numbers: more in total, less for each sequence.
+    assert batched["tokens_per_s"] == pytest.approx(64 * batched["tokens_per_s_per_sequence"])
+    assert batched["tokens_per_s"] > 10 * single["tokens_per_s"]
+    assert batched["tokens_per_s_per_sequence"] < single["tokens_per_s"]
+    assert single["tokens_per_s_per_sequence"] == single["tokens_per_s"]
+    assert "per_sequence" not in BY_NAME  # the macro's own keyword never shadows a calculator parameter
