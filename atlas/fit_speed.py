@@ -161,7 +161,24 @@ def build_cases(dataset: Dataset) -> tuple[list[FitCase], list[dict]]:
                     continue
                 out.append(FitCase(source_id, index, phase, case_group(phase, placement.num_devices, sm_case.batch),
                                    terms.tokens / tps, tps, terms, {**label, "phase": phase}))
-    return out, refused
+    return single_source_engines_refused(out, refused)
+
+
+def single_source_engines_refused(cases: list[FitCase], refused: list[dict]) -> tuple[list[FitCase], list[dict]]:
+    """Cases of an engine that only one source measured move to the refused: a correction fitted on one source
+    cannot be checked by leaving that source out, and the fold that leaves it out would predict the engine as an
+    average one (plain eager transformers at batch 1 is launch-bound, ten times below the others)."""
+    sources_of: dict[str, set] = {}
+    for c in cases:
+        sources_of.setdefault(c.label["engine"], set()).add(c.source)
+    kept = []
+    for c in cases:
+        if len(sources_of[c.label["engine"]]) > 1:
+            kept.append(c)
+        else:
+            refused.append({**c.label, "source": c.source,
+                            "reason": f"engine {c.label['engine']} is measured by one source only"})
+    return kept, refused
 
 
 class Layout:

@@ -168,6 +168,9 @@ def test_refused_measurements_are_counted_per_reason_and_source(dataset):
     assert counts == accuracy.load_report()["summary"]["refused"]  # the committed report is this data's
     unmodelled = {reason for reason in counts if reason.startswith("weight format ")}
     assert "weight format mlx_q6 is not modelled" in unmodelled
+    # The project's own eager-transformers run is the only source of its engine: not fitted, and said so.
+    assert counts["engine transformers is measured by one source only"] == {
+        "atlas-h200-transformers-eager-2026-12-04": 10}
 
 
 def test_the_fit_is_dated_by_its_data_not_by_the_day_it_ran(dataset):
