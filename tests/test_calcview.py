@@ -16,6 +16,7 @@ import l10n
 import pyweb
 from calc_results import lookup, result_elements
 from calculators import assumptions
+from calculators import defaults as d
 from calculators.api import handle
 from calculators.inputs import params_for
 from calculators_support import catalog

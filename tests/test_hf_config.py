@@ -286,8 +286,8 @@ MISTRAL_12B = {"architectures": ["MistralForCausalLM"], "model_type": "mistral",
 @pytest.mark.parametrize("lang, shown", [("en", "12.25"), ("de", "12,25")])
 def test_imported_fields_are_what_the_form_accepts(lang, shown):
     """12.247 billion would be written "12.247", which the field refuses as a thousands group: 12.25 instead."""
-    from calcview.browser import import_fields_entry
     from calculators.api import handle
+    from calcview.browser import import_fields_entry
 
     answer = import_fields_entry({"config_json": json.dumps(MISTRAL_12B), "lang": lang})
     assert answer["ok"], answer
@@ -304,8 +304,8 @@ def test_imported_fields_are_what_the_form_accepts(lang, shown):
     (1234.5, "de", "1.234,5"), (1026.408, "de", "1.026,408"), (8.03, "de", "8,03"), (70.0, "en", "70"),
 ])
 def test_typed_decimal_reads_back_in_the_field(value, lang, shown):
-    from calcview.numbers import typed_decimal
     from calculators.inputs import parse_number
+    from calcview.numbers import typed_decimal
 
     assert typed_decimal(value, lang) == shown
     assert parse_number(shown, integer=False) == pytest.approx(value, rel=5e-3)
