@@ -22,6 +22,8 @@ vram and speed (and fit)
   double_quant     nf4 double quantisation [true/false]
   num_devices      devices in total (inference: the model is split over them unless tp says otherwise)
   gradient_checkpointing  full activation recomputation [true/false]
+  moe_offload      mixture of experts: experts (all routed experts in system RAM) or fit (the experts of the
+                   fewest MoE layers that make the rest fit); absent: everything on the device(s)
   custom model: params_b [10^9 parameters], layers, hidden, intermediate, heads,
                 kv_heads, head_dim, vocab
 vram only
@@ -155,6 +157,9 @@ PARAMETERS: tuple[Param, ...] = (
           "llama.cpp's default) or tensor (tensor parallel)", choices=("layer", "tensor")),
     Param("gpu_layers", "int", SPEED, "layers kept on the device(s); the rest are read from system memory", None, 0,
           10_000),
+    Param("moe_offload", "choice", BOTH, "mixture of experts: routed experts in system RAM, the rest on the GPU "
+          "(experts: all of them, llama.cpp -ot exps=CPU; fit: the fewest MoE layers that make the rest fit, "
+          "llama.cpp --n-cpu-moe N)", choices=("experts", "fit")),
     Param("host_bandwidth_gb_s", "float", SPEED, "system memory bandwidth in GB/s for offloaded layers "
           f"(default {d.DEFAULT_HOST_BANDWIDTH.value} GB/s, dual-channel DDR5-5600)", None, 0, 100_000, True),
 )

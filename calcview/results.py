@@ -102,7 +102,38 @@ def memory_verdict(result: dict, lang: str) -> Sentence:
     a device of the reader's, the memory needed and the smallest device that holds it. With the weight format
     left on Automatic for a preset, the format it is published in is named ("as published: MXFP4")."""
     answer = _memory_verdict(result, lang)
+    moe = _moe_sentence(result, lang)
+    if moe is not None:
+        answer = Sentence(answer.template + " " + moe.template, **answer.parts, **moe.parts)
     return Sentence(answer.template + _published(result, lang), **answer.parts)
+
+
+def _moe_sentence(result: dict, lang: str) -> Sentence | None:
+    """Mixture of experts with experts in system RAM: where the reader's option puts what, or, when the model
+    does not fit a device with its own memory, the fewest MoE layers whose experts must go there (with the
+    speed, where the device is in the data set)."""
+    verdict = result.get("verdict")
+    if not verdict:
+        return None
+    placed, path = verdict.get("moe_offload"), "verdict.moe_offload"
+    key = "verdict.moe_offload"
+    if not placed:
+        placed, path = verdict["suggestions"].get("moe_offload"), "verdict.suggestions.moe_offload"
+        if not placed:
+            return None
+        key = "verdict.moe_suggest_speed" if placed.get("tokens_per_s") else "verdict.moe_suggest"
+    parts = {"layers": l10n.format_number(placed["cpu_moe_layers"], lang, 0),
+             "moe_layers": l10n.format_number(placed["moe_layers"], lang, 0),
+             "gpu": (f"{path}.gpu_gib", placed["gpu_gib"], numbers.gib(placed["gpu_gib"], lang)),
+             "ram": (f"{path}.ram_gib", placed["ram_gib"], numbers.gib(placed["ram_gib"], lang))}
+    template = _t(lang, key)
+    if placed.get("tokens_per_s"):
+        parts["tokens"] = (f"{path}.tokens_per_s", placed["tokens_per_s"],
+                           numbers.significant(placed["tokens_per_s"], lang))
+    if placed.get("ram_fits") is False:
+        template += " " + _t(lang, "verdict.moe_offload_ram_short")
+        parts["ram_total"] = numbers.significant(placed["ram_available_gib"], lang)
+    return Sentence(template, **parts)
 
 
 def _memory_verdict(result: dict, lang: str) -> Sentence:
