@@ -48,7 +48,7 @@ speed only
   tokens           training tokens
   flops, bytes     a kernel's work [FLOPs, bytes]
   compute_efficiency, memory_efficiency  fractions of peak (0-1]
-  price_per_hour   [US$ per device-hour]
+  price_per_hour   [US$ per device-hour]; baseline_price_per_hour, baseline_purchase_usd: the baseline's own
 """
 
 from __future__ import annotations
@@ -147,6 +147,10 @@ PARAMETERS: tuple[Param, ...] = (
     Param("price_per_hour", "float", SPEED, "US$ per device-hour", None, 0, 1_000_000),
     Param("purchase_usd", "float", SPEED, "purchase price per device in US$, amortised for the cost per million "
           "tokens (default: the device's cloud price, else its launch price)", None, 0, 1e9, True),
+    Param("baseline_price_per_hour", "float", SPEED, "the baseline's US$ per device-hour (a device's price never "
+          "applies to the baseline)", None, 0, 1_000_000),
+    Param("baseline_purchase_usd", "float", SPEED, "the baseline's purchase price per device in US$", None, 0, 1e9,
+          True),
     Param("amortisation_years", "float", SPEED, "years of round-the-clock use a purchase is spread over", 3.0, 0,
           100, True),
     Param("electricity_usd_per_kwh", "float", SPEED, "electricity price in US$ per kWh, added to a purchase at the "

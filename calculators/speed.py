@@ -69,6 +69,8 @@ class SpeedOptions:
     purchase_usd: float | None = None  # US$ per device, amortised for the cost per token
     amortisation_years: float = 3.0
     electricity_usd_per_kwh: float | None = None
+    baseline_price_per_hour: float | None = None  # the baseline's own prices: a device's never apply to it
+    baseline_purchase_usd: float | None = None
     moe_offload: str | None = None  # mixture of experts: "experts" (all in system RAM) | "fit" (as few as needed)
 
     @property
@@ -492,8 +494,10 @@ def estimate_speed(
         prices = prices or {}
         dev_result = llm_device_result(device_id, device, model, opts, "device", notes, prices.get(device_id))
         # A comparison runs both on the same software: the engine given, else the device's default.
-        base_result = (llm_device_result(baseline_id, baseline, model, opts, "baseline", notes, prices.get(baseline_id),
-                                         engine=dev_result["engine"]) if baseline else None)
+        # The baseline's prices are its own: a price typed for the device is not applied to it.
+        base_opts = replace(opts, price_per_hour=opts.baseline_price_per_hour, purchase_usd=opts.baseline_purchase_usd)
+        base_result = (llm_device_result(baseline_id, baseline, model, base_opts, "baseline", notes,
+                                         prices.get(baseline_id), engine=dev_result["engine"]) if baseline else None)
         work = Work(work.flops, work.bytes, work.tokens if opts.workload == "prefill" else opts.batch)
     else:
         dev_result = device_result(device_id, device, work, opts, "device", notes)

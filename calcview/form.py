@@ -33,7 +33,8 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
         ("training", "workload=training", ("tokens", "gradient_checkpointing")),
         ("kernel", "workload=kernel", ("flops", "bytes")),
         ("placement", None, ("engine", "num_devices", "split", "gpu_layers", "moe_offload", "host_bandwidth_gb_s")),
-        ("cost", None, ("price_per_hour", "purchase_usd", "amortisation_years", "electricity_usd_per_kwh")),
+        ("cost", None, ("price_per_hour", "purchase_usd", "baseline_price_per_hour", "baseline_purchase_usd",
+                         "amortisation_years", "electricity_usd_per_kwh")),
         ("efficiency", None, ("precision", "compute_efficiency", "memory_efficiency", "group_size", "double_quant", "bpw")),
     ],
 }

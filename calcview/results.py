@@ -12,6 +12,7 @@ formatted for the reader, so a test or a reader can check the page against
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import urlencode
 
 import charts
@@ -133,7 +134,10 @@ def _moe_sentence(result: dict, lang: str) -> Sentence | None:
     if placed.get("ram_fits") is False:
         template += " " + _t(lang, "verdict.moe_offload_ram_short")
         parts["ram_total"] = numbers.significant(placed["ram_available_gib"], lang)
-    return Sentence(template, **parts)
+    # The verdict's own placeholders ({ram}, {device}) stay the verdict's: these get a prefix, in one pass.
+    template = re.sub(r"\{(\w+)\}", lambda m: "{moe_" + m.group(1) + "}" if m.group(1) in parts else m.group(0),
+                      template)
+    return Sentence(template, **{f"moe_{name}": part for name, part in parts.items()})
 
 
 def _memory_verdict(result: dict, lang: str) -> Sentence:
@@ -352,7 +356,40 @@ def speed_verdict(result: dict, lang: str) -> Sentence:
         answer = _speed_answer(result, lang)  # only the baseline is short: then the device's own speed
         return Sentence("{reason} " + answer.template + published, reason=reason, **answer.parts)
     answer = _speed_answer(result, lang)
+    cost = _cost_sentence(result, lang)
+    if cost is not None:
+        answer = Sentence(answer.template + " " + cost.template, **answer.parts, **cost.parts)
     return Sentence(answer.template + published, **answer.parts)
+
+
+def _cost_sentence(result: dict, lang: str) -> Sentence | None:
+    """Cost per million tokens of each device that has a price (its own: typed, cloud median or purchase
+    amortised, with the price's date), for the devices that hold the model; None when neither has one."""
+    templates, parts = [], {}
+    for which in ("device", "baseline"):
+        entry = result.get(which)
+        cost = (entry or {}).get("cost")
+        if not cost or not cost.get("usd_per_million_tokens") or not (entry.get("memory") or {}).get("fits", True):
+            continue
+        key = {"given": "answer.cost.given", "cloud": "answer.cost.cloud"}.get(cost["basis"], "answer.cost.purchase")
+        if cost["basis"] == "purchase" and not cost.get("as_of"):
+            key = "answer.cost.purchase_given"
+        usd = cost["usd_per_million_tokens"]
+        parts.update({
+            f"{which}_usd": (f"{which}.cost.usd_per_million_tokens", usd,
+                             l10n.format_number(usd, lang, 3 if usd < 1 else 2)),
+            f"{which}_name": entry["name"],
+            f"{which}_hourly": l10n.format_number(cost["usd_per_device_hour"], lang, 2),
+            f"{which}_providers": l10n.format_number(cost.get("providers") or 0, lang, 0),
+            f"{which}_as_of": str(cost.get("as_of") or ""),
+            f"{which}_purchase": l10n.format_number(cost.get("purchase_usd") or 0, lang, 0),
+            f"{which}_years": numbers.significant(cost.get("amortisation_years") or 0, lang),
+        })
+        template = _t(lang, key)
+        for name in ("usd", "device", "hourly", "providers", "as_of", "purchase", "years"):
+            template = template.replace("{" + name + "}", "{" + which + "_" + ("name" if name == "device" else name) + "}")
+        templates.append(template)
+    return Sentence(" ".join(templates), **parts) if templates else None
 
 
 def _speed_answer(result: dict, lang: str) -> Sentence:

@@ -54,8 +54,10 @@ def test_memory_verdict_suggests_experts_in_system_ram_with_their_speed():
 
 
 @pytest.mark.parametrize("lang, words", [
-    ("en", ("It runs with the experts of", "llama.cpp --n-cpu-moe", "GiB on the GPU", "tokens/s")),
-    ("de", ("Es läuft, wenn die Experten von", "llama.cpp --n-cpu-moe", "GiB auf der GPU", "Tokens/s")),
+    ("en", ("It runs with the experts of 16 of 48 MoE layers", "llama.cpp --n-cpu-moe 16", "GiB on the GPU",
+            "tokens/s")),
+    ("de", ("Es läuft, wenn die Experten von 16 der 48 MoE-Schichten", "llama.cpp --n-cpu-moe 16", "GiB auf der GPU",
+            "Tokens/s")),
 ])
 def test_memory_answer_names_the_expert_offload_in_both_languages(lang, words):
     out = view("vram", QWEN_16GB, lang)
@@ -144,3 +146,44 @@ def test_cli_option_and_json(capsys, monkeypatch):
     assert cli_main(args[:-1] + ["--lang", "de"]) == 0
     assert "Experten von 48 der 48 MoE-Schichten im Arbeitsspeicher" in capsys.readouterr().out
     assert cli_main(args[:-3] + ["--moe-offload", "all"]) == 2
+
+
+# --- item 5: cost per million tokens in the answer, each device with its own price ---------------------------
+
+
+def test_typed_price_applies_to_the_device_only_and_the_answer_gives_both_costs():
+    params = {"model": "llama-3.1-8b", "device": "rtx-4090", "baseline": "a100-sxm-80gb", "price_per_hour": 0.7}
+    out = view("speed", params)
+    result = out["result"]
+    device, base = result["device"]["cost"], result["baseline"]["cost"]
+    assert device["basis"] == "given" and device["usd_per_device_hour"] == 0.7
+    assert base["basis"] == "cloud" and base["usd_per_device_hour"] != 0.7 and base["as_of"]
+    # US$ 0.70 per hour over tokens/s x 3,600 s, per million
+    expected = 0.7 / (result["device"]["tokens_per_s"] * 3600) * 1e6
+    assert device["usd_per_million_tokens"] == pytest.approx(expected)
+    assert 2 <= device["usd_per_million_tokens"] <= 8  # 8B BF16 on a 4090: ~50 tokens/s
+    shown = l10n_number(device["usd_per_million_tokens"])
+    assert f"Cost on RTX 4090: ≈ US$ {shown} per million tokens (at your US$ 0.7 per device-hour)." in out["summary"]
+    assert "Cost on A100 SXM 80GB: ≈ US$" in out["summary"] and "cloud providers" in out["summary"]
+    own = call("speed", {**params, "baseline_price_per_hour": 1.5})["baseline"]["cost"]
+    assert own["basis"] == "given" and own["usd_per_device_hour"] == 1.5
+
+
+def l10n_number(value):
+    import l10n
+    return l10n.format_number(value, "en", 3 if value < 1 else 2)
+
+
+def test_purchase_price_amortised_in_the_answer_in_german():
+    out = view("speed", {"model": "llama-3.1-8b", "device": "rtx-4090", "purchase_usd": 2000}, "de")
+    cost = out["result"]["device"]["cost"]
+    assert cost["basis"] == "purchase"
+    assert cost["usd_per_device_hour"] == pytest.approx(2000 / (3 * 8760))  # three years round the clock
+    assert "dein Kaufpreis 2.000\u00a0US-$, verteilt auf 3 Jahre Dauerbetrieb: 0,08\u00a0US-$ je Gerätestunde" \
+        in out["summary"]
+    assert "Kosten auf RTX 4090: ≈ 0,41" in out["summary"]
+
+
+def test_no_cost_for_a_device_that_does_not_hold_the_model():
+    out = view("speed", {"model": "llama-3.1-70b", "weights": "bf16", "device": "rtx-4090", "price_per_hour": 1})
+    assert out["result"]["fits"] is False and "Cost on RTX 4090" not in out["summary"]
