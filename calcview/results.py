@@ -399,7 +399,7 @@ def _speed_answer(result: dict, lang: str) -> Sentence:
     bound = _t(lang, f"speed.answer.bound.{entry['bound']}")
     if result["workload"] == "decode" and entry.get("tokens_per_s_per_sequence"):
         speed = entry["tokens_per_s_per_sequence"]
-        template = _t(lang, "speed.answer.tokens")
+        template = _t(lang, "speed.answer.tokens") + _engine(entry, lang)
         parts = {"device": entry["name"],
                  "tokens": ("device.tokens_per_s_per_sequence", speed, numbers.significant(speed, lang))}
         factor = entry.get("reading_speed_factor")
@@ -409,7 +409,15 @@ def _speed_answer(result: dict, lang: str) -> Sentence:
             parts["factor"] = ("device.reading_speed_factor", factor, numbers.significant(factor, lang, 2))
         return Sentence(_with_bound(template, lang), bound=bound, **parts)
     key = "speed.answer.training" if result["workload"] == "training" else "speed.answer.time"
-    return Sentence(_with_bound(_t(lang, key), lang), device=entry["name"], time=time, bound=bound)
+    return Sentence(_with_bound(_t(lang, key) + _engine(entry, lang), lang), device=entry["name"], time=time,
+                    bound=bound)
+
+
+def _engine(entry: dict, lang: str) -> str:
+    """" with llama.cpp": the engine the fitted speed model assumed on this device ("" for plain rooflines)."""
+    if not entry.get("engine"):
+        return ""
+    return " " + _t(lang, "answer.engine", engine=_t(lang, f"engine.{entry['engine']}"))
 
 
 def _with_bound(answer_template: str, lang: str) -> str:
@@ -428,8 +436,14 @@ def speed_comparison(result: dict, lang: str) -> Sentence | None:
         f"cli.compare_{compare['direction']}"  # the command line's sentence
     if compare.get("both_fit") is False and key != "calc.speed.compare_same":
         key = f"compare.if_fit_{compare['direction']}"  # one of the two cannot hold the model: hypothetical
-    return Sentence(_t(lang, key), device=result["device"]["name"], baseline=result["baseline"]["name"],
-                    factor=("speedup", result["speedup"], shown))
+    template = _t(lang, key)
+    engine, base_engine = result["device"].get("engine"), result["baseline"].get("engine")
+    if engine and base_engine:  # which software each ran on: the engine alone can move the factor by 2×
+        template += " " + (_t(lang, "compare.engine_same") if engine == base_engine else _t(lang, "compare.engines"))
+    return Sentence(template, device=result["device"]["name"], baseline=result["baseline"]["name"],
+                    factor=("speedup", result["speedup"], shown),
+                    engine=_t(lang, f"engine.{engine}") if engine else "",
+                    baseline_engine=_t(lang, f"engine.{base_engine}") if base_engine else "")
 
 
 def _opt(fmt, raw, lang):

@@ -187,3 +187,28 @@ def test_purchase_price_amortised_in_the_answer_in_german():
 def test_no_cost_for_a_device_that_does_not_hold_the_model():
     out = view("speed", {"model": "llama-3.1-70b", "weights": "bf16", "device": "rtx-4090", "price_per_hour": 1})
     assert out["result"]["fits"] is False and "Cost on RTX 4090" not in out["summary"]
+
+
+# --- item 6: the engine assumed per device, in the answer and the comparison ---------------------------------
+
+
+@pytest.mark.parametrize("lang, answer, compare", [
+    ("en", "tokens/s on H100 SXM with vLLM (about", "H100 SXM is 2.49× faster than RTX 3090. Both estimated with vLLM."),
+    ("de", "Tokens/s auf H100 SXM mit vLLM (etwa", "H100 SXM ist 2,49× schneller als RTX 3090. Beide mit vLLM geschätzt."),
+])
+def test_answer_and_comparison_name_the_engine(lang, answer, compare):
+    out = view("speed", {"model": "llama-3.1-8b", "device": "h100-sxm", "baseline": "rtx-3090"}, lang)
+    assert out["result"]["device"]["engine"] == out["result"]["baseline"]["engine"] == "vllm"
+    assert answer in out["summary"] and compare in out["summary"]
+    local = view("speed", {"model": "llama-3.1-8b", "device": "rtx-4090"}, lang)
+    assert local["result"]["device"]["engine"] == "llama.cpp"
+    assert ("with llama.cpp" if lang == "en" else "mit llama.cpp") in local["summary"]
+
+
+def test_cli_comparison_names_the_engine(capsys, monkeypatch):
+    import calculators.cli
+
+    monkeypatch.setattr(calculators.cli, "load_catalog", lambda data_json: catalog())
+    assert cli_main(["speed", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--baseline", "rtx-3090",
+                     "--engine", "llama.cpp"]) == 0
+    assert "Both estimated with llama.cpp." in capsys.readouterr().out
