@@ -381,7 +381,7 @@ def _cost_sentence(result: dict, lang: str) -> Sentence | None:
             f"{which}_name": entry["name"],
             f"{which}_hourly": l10n.format_number(cost["usd_per_device_hour"], lang, 2),
             f"{which}_providers": l10n.format_number(cost.get("providers") or 0, lang, 0),
-            f"{which}_as_of": str(cost.get("as_of") or ""),
+            f"{which}_as_of": l10n.format_month(str(cost["as_of"])[:7], lang) if cost.get("as_of") else "",
             f"{which}_purchase": l10n.format_number(cost.get("purchase_usd") or 0, lang, 0),
             f"{which}_years": numbers.significant(cost.get("amortisation_years") or 0, lang),
         })

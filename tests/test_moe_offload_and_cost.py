@@ -158,6 +158,7 @@ def test_typed_price_applies_to_the_device_only_and_the_answer_gives_both_costs(
     device, base = result["device"]["cost"], result["baseline"]["cost"]
     assert device["basis"] == "given" and device["usd_per_device_hour"] == 0.7
     assert base["basis"] == "cloud" and base["usd_per_device_hour"] != 0.7 and base["as_of"]
+    assert f"as of {l10n_month(base['as_of'])})." in out["summary"]  # a month in words, not ISO
     # US$ 0.70 per hour over tokens/s x 3,600 s, per million
     expected = 0.7 / (result["device"]["tokens_per_s"] * 3600) * 1e6
     assert device["usd_per_million_tokens"] == pytest.approx(expected)
@@ -212,3 +213,8 @@ def test_cli_comparison_names_the_engine(capsys, monkeypatch):
     assert cli_main(["speed", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--baseline", "rtx-3090",
                      "--engine", "llama.cpp"]) == 0
     assert "Both estimated with llama.cpp." in capsys.readouterr().out
+
+
+def l10n_month(as_of):
+    import l10n
+    return l10n.format_month(as_of[:7], "en")
