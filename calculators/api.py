@@ -99,10 +99,26 @@ def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
             device = with_capacity(device, memory_gib)
         result["verdict"] = hardware_verdict(model, opts, device_id, device, values.get("ram_gib"),
                                              catalog.devices, result["fits"], result["per_device_gib"])
+        tip = result["verdict"]["suggestions"]["moe_offload"]
+        if tip and device_id:
+            tip["tokens_per_s"] = moe_speed(model, opts, device_id, device, catalog)
         if result["verdict"]["ram_ignored"]:
             notes.append(Message("note.ram_ignored", {"mode": opts.mode}))
     result["notes"] = [n.render(lang) for n in notes]
     return result
+
+
+def moe_speed(model: ModelSpec, opts: MemoryOptions, device_id: str, device: dict, catalog: Catalog) -> float | None:
+    """Decode tokens/s of one sequence with the experts the memory verdict suggests in system RAM (llama.cpp,
+    the speed calculator's defaults for the host bandwidth), or None when the speed model cannot say."""
+    speed_opts = SpeedOptions(workload="decode", weights=opts.weights, kv_cache=opts.kv_cache, context=opts.context,
+                              batch=opts.batch, group_size=opts.group_size, double_quant=opts.double_quant,
+                              bpw=opts.bpw, num_devices=opts.num_devices, engine="llama.cpp", moe_offload="fit")
+    try:
+        result, _, _ = estimate_speed(model, speed_opts, device_id, device, prices=catalog.prices)
+    except ValidationError:
+        return None
+    return result["device"]["tokens_per_s_per_sequence"]
 
 
 def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:

@@ -213,8 +213,13 @@ def speed_table(result: dict, lang: str) -> str:
         compare = result["comparison"]
         key = f"compare.if_fit_{compare['direction']}" if compare.get("both_fit") is False else \
             f"cli.compare_{compare['direction']}"
-        lines.append(t(key, device=result["device"]["name"],
-                       baseline=result["baseline"]["name"], factor=l10n.format_number(compare["factor"], lang, 2)))
+        names = {"device": result["device"]["name"], "baseline": result["baseline"]["name"]}
+        line = t(key, **names, factor=l10n.format_number(compare["factor"], lang, 2))
+        engine, base_engine = result["device"].get("engine"), result["baseline"].get("engine")
+        if engine and base_engine:  # the engine assumed on each device
+            line += " " + t("compare.engine_same" if engine == base_engine else "compare.engines", **names,
+                            engine=t(f"engine.{engine}"), baseline_engine=t(f"engine.{base_engine}"))
+        lines.append(line)
     return "\n".join(lines + _notes(result, lang))
 
 

@@ -22,6 +22,8 @@ vram and speed (and fit)
   double_quant     nf4 double quantisation [true/false]
   num_devices      devices in total (inference: the model is split over them unless tp says otherwise)
   gradient_checkpointing  full activation recomputation [true/false]
+  moe_offload      mixture of experts: experts (all routed experts in system RAM) or fit (the experts of the
+                   fewest MoE layers that make the rest fit); absent: everything on the device(s)
   custom model: params_b [10^9 parameters], layers, hidden, intermediate, heads,
                 kv_heads, head_dim, vocab
 vram only
@@ -46,7 +48,7 @@ speed only
   tokens           training tokens
   flops, bytes     a kernel's work [FLOPs, bytes]
   compute_efficiency, memory_efficiency  fractions of peak (0-1]
-  price_per_hour   [US$ per device-hour]
+  price_per_hour   [US$ per device-hour]; baseline_price_per_hour, baseline_purchase_usd: the baseline's own
 """
 
 from __future__ import annotations
@@ -145,6 +147,10 @@ PARAMETERS: tuple[Param, ...] = (
     Param("price_per_hour", "float", SPEED, "US$ per device-hour", None, 0, 1_000_000),
     Param("purchase_usd", "float", SPEED, "purchase price per device in US$, amortised for the cost per million "
           "tokens (default: the device's cloud price, else its launch price)", None, 0, 1e9, True),
+    Param("baseline_price_per_hour", "float", SPEED, "the baseline's US$ per device-hour (a device's price never "
+          "applies to the baseline)", None, 0, 1_000_000),
+    Param("baseline_purchase_usd", "float", SPEED, "the baseline's purchase price per device in US$", None, 0, 1e9,
+          True),
     Param("amortisation_years", "float", SPEED, "years of round-the-clock use a purchase is spread over", 3.0, 0,
           100, True),
     Param("electricity_usd_per_kwh", "float", SPEED, "electricity price in US$ per kWh, added to a purchase at the "
@@ -155,6 +161,9 @@ PARAMETERS: tuple[Param, ...] = (
           "llama.cpp's default) or tensor (tensor parallel)", choices=("layer", "tensor")),
     Param("gpu_layers", "int", SPEED, "layers kept on the device(s); the rest are read from system memory", None, 0,
           10_000),
+    Param("moe_offload", "choice", BOTH, "mixture of experts: routed experts in system RAM, the rest on the GPU "
+          "(experts: all of them, llama.cpp -ot exps=CPU; fit: the fewest MoE layers that make the rest fit, "
+          "llama.cpp --n-cpu-moe N)", choices=("experts", "fit")),
     Param("host_bandwidth_gb_s", "float", SPEED, "system memory bandwidth in GB/s for offloaded layers "
           f"(default {d.DEFAULT_HOST_BANDWIDTH.value} GB/s, dual-channel DDR5-5600)", None, 0, 100_000, True),
 )

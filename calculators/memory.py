@@ -59,6 +59,7 @@ class MemoryOptions:
     zero: int = 0
     overhead_gib: float = d.RUNTIME_OVERHEAD_GIB.value
     bpw: float | None = None  # exl2/exl3 target bits per weight (None: defaults.EXL_BPW)
+    moe_offload: str | None = None  # None | "experts" (all routed experts in system RAM) | "fit" (as few as needed)
 
     @property
     def training(self) -> bool:
@@ -522,6 +523,45 @@ def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]
     return out
 
 
+def expert_bytes(model: ModelSpec, opts: MemoryOptions) -> float:
+    """Bytes of the routed-expert tensors of all layers (the ``experts`` group, scaled like ``_groups_gib``)."""
+    if not model.is_moe:
+        return 0.0
+    return _groups_gib(model, opts).get("experts", {}).get("gib", 0.0) * d.GIB
+
+
+MOE_OFFLOAD = ("experts", "fit")
+
+
+def expert_offload(model: ModelSpec, opts: MemoryOptions, usable: float, mode: str = "fit") -> dict | None:
+    """Mixture of experts with the routed-expert tensors of some layers in system RAM and everything else
+    (attention, shared experts, embeddings, KV cache, workspace) on the device, as llama.cpp's
+    ``--n-cpu-moe N`` (the experts of the first N MoE layers) or ``-ot exps=CPU`` (all of them) places it.
+
+    ``mode`` "experts": every MoE layer's experts in RAM; "fit": the fewest MoE layers whose experts must
+    leave for the rest to fit in ``usable`` bytes per device (all of them when even that does not fit).
+    The experts are taken as equal in size per MoE layer. None for a dense model and for training.
+    Sizes per device for the GPU (the replica split over ``opts.tp`` devices as the estimate splits it),
+    in all for system RAM."""
+    if not model.is_moe or opts.training or model.moe_layers == 0:
+        return None
+    layers = model.moe_layers
+    experts = expert_bytes(model, opts)
+    if experts <= 0:
+        return None
+    full = sum(_per_device(model, opts, []).values())
+
+    def gpu(k: int) -> float:
+        return full - experts * k / layers / opts.tp
+
+    k = layers
+    if mode == "fit":
+        k = next((i for i in range(0, layers + 1) if gpu(i) <= usable), layers)
+    return {"mode": mode, "cpu_moe_layers": k, "moe_layers": layers, "share": k / layers,
+            "gpu_gib": gpu(k) / d.GIB, "ram_gib": experts * k / layers / d.GIB, "experts_gib": experts / d.GIB,
+            "usable_gib": usable / d.GIB, "fits": gpu(k) <= usable}
+
+
 def _groups_gib(model: ModelSpec, opts: MemoryOptions) -> dict:
     """Weights per tensor group in billions of parameters, bits and GiB, adding up to the weights estimate."""
     groups = weight_groups(model, opts.weights, opts.group_size, opts.double_quant, opts.bpw)
@@ -756,8 +796,22 @@ def hardware_verdict(model: ModelSpec, opts: MemoryOptions, device_id: str | Non
     n = opts.num_devices
     need = per_device_gib * d.GIB - (opts.overhead_gib * d.GIB if dev.is_sram_only(device) else 0.0)
     usable = usable_bytes(device)
-    fits_here = need <= usable
     unified = gpu_share(device) is not None
+    # Mixture of experts, experts in system RAM (the reader's option; never on unified memory, where system
+    # memory is the same memory, nor on SRAM-only devices): the device holds the rest.
+    discrete = not opts.training and not unified and not dev.is_sram_only(device)
+    moe = expert_offload(model, opts, usable, opts.moe_offload) if opts.moe_offload and discrete else None
+    if moe:
+        need = moe["gpu_gib"] * d.GIB
+        if ram_gib is not None:
+            moe.update({"ram_fits": moe["ram_gib"] <= ram_gib, "ram_available_gib": ram_gib})
+    fits_here = need <= usable
+    moe_tip = None
+    if not fits_here and discrete and opts.moe_offload is None:
+        moe_tip = expert_offload(model, opts, usable, "fit")
+        moe_tip = moe_tip if moe_tip and moe_tip["fits"] else None
+        if moe_tip and ram_gib is not None:
+            moe_tip.update({"ram_fits": moe_tip["ram_gib"] <= ram_gib, "ram_available_gib": ram_gib})
     offload = None
     if ram_gib is not None and not fits_here and not opts.training and not unified and not dev.is_sram_only(device):
         offload_bytes = (need - usable) * n
@@ -812,6 +866,7 @@ def hardware_verdict(model: ModelSpec, opts: MemoryOptions, device_id: str | Non
         "margin_gib": (usable - need) / d.GIB,
         "fits": fits_here,
         "offload": offload,
+        "moe_offload": moe,
         "ram_ignored": ram_gib is not None and offload is None and not fits_here,
         "configurations_gib": sizes if len(sizes) > 1 else [],
         "suggestions": {
@@ -821,6 +876,9 @@ def hardware_verdict(model: ModelSpec, opts: MemoryOptions, device_id: str | Non
             "num_devices": count_needed if not fits_here else None,
             # A device sold with several memory sizes: the smallest that holds it, when not the one assumed.
             "configuration_gib": configuration,
+            # Mixture of experts that does not fit: the fewest MoE layers whose experts go to system RAM
+            # (llama.cpp --n-cpu-moe) for the rest to fit on the device; the speed is added by the caller.
+            "moe_offload": moe_tip,
             "devices": [{"device": f["device"], "name": f["name"], "capacity_gib": f["capacity_gib"],
                          "per_device_gib": f["per_device_gib"]} for f in others] if not fits_here else [],
         },

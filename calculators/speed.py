@@ -36,7 +36,7 @@ from calculators import defaults as d
 from calculators import devices as dev
 from calculators import speed_model as sm
 from calculators.energy import energy_kwh
-from calculators.memory import MemoryOptions, _per_device, kv_cache_bytes, weight_bytes
+from calculators.memory import MemoryOptions, _per_device, expert_offload, kv_cache_bytes, weight_bytes
 from calculators.messages import Message, ValidationError, error, render_text
 from calculators.models import ModelSpec
 
@@ -69,6 +69,9 @@ class SpeedOptions:
     purchase_usd: float | None = None  # US$ per device, amortised for the cost per token
     amortisation_years: float = 3.0
     electricity_usd_per_kwh: float | None = None
+    baseline_price_per_hour: float | None = None  # the baseline's own prices: a device's never apply to it
+    baseline_purchase_usd: float | None = None
+    moe_offload: str | None = None  # mixture of experts: "experts" (all in system RAM) | "fit" (as few as needed)
 
     @property
     def roofline_only(self) -> bool:
@@ -138,6 +141,26 @@ def memory_need(model: ModelSpec, opts: SpeedOptions, n: int, weights: str | Non
     return (per["weights"] + per["kv_cache"]) * share + per["activations"] + per["overhead"]
 
 
+def _memory_options(opts: SpeedOptions, n: int) -> MemoryOptions:
+    return MemoryOptions(weights=opts.weights, kv_cache=opts.kv_cache, context=opts.context, batch=opts.batch,
+                         group_size=opts.group_size, double_quant=opts.double_quant, bpw=opts.bpw, num_devices=n, tp=n)
+
+
+def unified(device: dict) -> bool:
+    """Whether the device's memory is shared with the CPU (the data set records a GPU share): "system memory"
+    is then the same memory, so nothing is offloaded to it."""
+    return bool(device.get("memory", {}).get("gpu_share"))
+
+
+def moe_placement(model: ModelSpec, opts: SpeedOptions, device: dict, mode: str | None = None) -> dict | None:
+    """Experts in system RAM (``memory.expert_offload``) for ``mode`` (default: the reader's option) on a
+    device with its own memory; None for a dense model, a unified-memory device or no such option."""
+    mode = mode or opts.moe_offload
+    if not mode or not model.is_moe or unified(device) or opts.workload not in ("decode", "prefill"):
+        return None
+    return expert_offload(model, _memory_options(opts, opts.num_devices), usable_bytes(device), mode)
+
+
 def usable_bytes(device: dict) -> float:
     """Memory the GPU may use: capacity times the unified-memory share where the data set records one."""
     return dev.capacity_bytes(device) * dev.gpu_share(device)
@@ -148,6 +171,9 @@ def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str)
     n = opts.num_devices
     available = usable_bytes(device)
     need = memory_need(model, opts, n)
+    moe = moe_placement(model, opts, device)
+    if moe:
+        need = moe["gpu_gib"] * d.GIB
     out = {
         "fits": need <= available,
         "needed_gib": need / d.GIB,
@@ -155,10 +181,15 @@ def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str)
         "margin_gib": (available - need) / d.GIB,
         "gpu_share": dev.gpu_share(device),
         "suggestions": {},
+        "moe_offload": moe,
     }
     if out["fits"]:
         return out
     tips = out["suggestions"]
+    if engine == "llama.cpp" and opts.moe_offload is None:
+        tip = moe_placement(model, opts, device, "fit")
+        if tip and tip["fits"]:
+            tips["moe_offload"] = "fit"
     formats = sorted(d.WEIGHT_FORMATS, key=lambda f: -d.WEIGHT_FORMATS[f].bits)
     smaller = [f for f in formats if d.WEIGHT_FORMATS[f].bits < d.WEIGHT_FORMATS[opts.weights].bits
                and memory_need(model, opts, n, weights=f) <= available]
@@ -193,7 +224,9 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
     split = split_for(engine, opts)
     n = opts.num_devices
     host = opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
-    placement = sm.Placement(num_devices=n, split=split, gpu_layers=opts.gpu_layers, host_bandwidth_gb_s=host)
+    moe = moe_placement(model, opts, device)
+    placement = sm.Placement(num_devices=n, split=split, gpu_layers=opts.gpu_layers, host_bandwidth_gb_s=host,
+                             expert_share=moe["share"] if moe else 0.0)
     if opts.workload == "decode":
         case = sm.Case("decode", opts.weights, opts.kv_cache, context=opts.context, batch=opts.batch, engine=engine,
                        placement=placement, group_size=opts.group_size, double_quant=opts.double_quant, bpw=opts.bpw)
@@ -284,6 +317,16 @@ def fit_notes(device_result: dict, opts: SpeedOptions) -> list[Message]:
     return out
 
 
+def moe_note(device_result: dict, opts: SpeedOptions) -> Message | None:
+    """Where the reader's expert offload puts what: GPU and system RAM, and the host bandwidth read per token."""
+    moe = device_result.get("memory", {}).get("moe_offload")
+    if not moe:
+        return None
+    return Message("note.moe_offload", {"cpu_moe_layers": moe["cpu_moe_layers"], "moe_layers": moe["moe_layers"],
+                                        "gpu_gib": moe["gpu_gib"], "ram_gib": moe["ram_gib"],
+                                        "host_gb_s": opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value})
+
+
 def accuracy_for(workload: str, num_devices: int, batch: int) -> dict | None:
     """The cross-validated error of cases like this one (from ``fitted.PROVENANCE``), or None."""
     group = "prefill" if workload == "prefill" else (
@@ -362,7 +405,8 @@ class Sentences(Message):
                 "message": " ".join(render_text(m.key, m.params, lang) for m in self.parts)}
 
 
-INSTEAD_ORDER = ("gpu_layers", "weights", "context", "num_devices")  # the nearest change first
+# The nearest change first; a mixture of experts keeps its experts in system RAM before whole layers go there.
+INSTEAD_ORDER = ("moe_offload", "gpu_layers", "weights", "context", "num_devices")
 
 
 def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: SpeedOptions, engine: str, verdict: dict,
@@ -384,6 +428,10 @@ def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: SpeedOpti
                "needed_gib": r["memory"]["needed_gib"]}
         if change == "gpu_layers":
             out["layers"] = model.layers
+        if change == "moe_offload":
+            moe = r["memory"]["moe_offload"]
+            out.update({k: moe[k] for k in ("cpu_moe_layers", "moe_layers", "gpu_gib", "ram_gib")})
+            out["host_gb_s"] = opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
         return out
     return None
 
@@ -400,7 +448,8 @@ def _instead(entry: dict, workload: str) -> Message:
         return Message("fit.instead.none", {"device": entry["name"]})
     speed = alt["tokens_per_s_per_sequence"] if workload == "decode" else alt["tokens_per_s"]
     return Message(f"fit.instead.{alt['change']}", {k: v for k, v in alt.items() if k in (
-        "gpu_layers", "layers", "weights", "context", "num_devices")} | {"tokens": speed, "device": entry["name"]})
+        "gpu_layers", "layers", "weights", "context", "num_devices", "cpu_moe_layers", "moe_layers", "gpu_gib",
+        "ram_gib")} | {"tokens": speed, "device": entry["name"]})
 
 
 def fit_reason(dev_result: dict, base_result: dict | None, workload: str) -> Sentences | None:
@@ -445,8 +494,10 @@ def estimate_speed(
         prices = prices or {}
         dev_result = llm_device_result(device_id, device, model, opts, "device", notes, prices.get(device_id))
         # A comparison runs both on the same software: the engine given, else the device's default.
-        base_result = (llm_device_result(baseline_id, baseline, model, opts, "baseline", notes, prices.get(baseline_id),
-                                         engine=dev_result["engine"]) if baseline else None)
+        # The baseline's prices are its own: a price typed for the device is not applied to it.
+        base_opts = replace(opts, price_per_hour=opts.baseline_price_per_hour, purchase_usd=opts.baseline_purchase_usd)
+        base_result = (llm_device_result(baseline_id, baseline, model, base_opts, "baseline", notes,
+                                         prices.get(baseline_id), engine=dev_result["engine"]) if baseline else None)
         work = Work(work.flops, work.bytes, work.tokens if opts.workload == "prefill" else opts.batch)
     else:
         dev_result = device_result(device_id, device, work, opts, "device", notes)
@@ -457,6 +508,12 @@ def estimate_speed(
         notes.append(Message("note.weight_only", {"weights": opts.weights, "precision": opts.compute_precision}))
     if model is not None and model.is_moe and opts.workload in ("decode", "prefill"):
         notes.append(Message("note.moe_touched", {"active_b": model.active / 1e9, "total_b": model.params / 1e9}))
+    if model is not None and "memory" in dev_result:
+        placed = moe_note(dev_result, opts)
+        if placed is not None:
+            notes.append(placed)
+    if opts.moe_offload and model is not None and not model.is_moe and opts.workload in ("decode", "prefill"):
+        notes.append(Message("note.moe_offload_dense", {"model": model.name}))
     if opts.workload == "training":
         per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
         notes.append(Message("note.training_compute_bound", {"flops_per_token": per_token.value}))
@@ -492,6 +549,7 @@ def estimate_speed(
         "engine": dev_result.get("engine"),
         "split": dev_result.get("split"),
         "gpu_layers": opts.gpu_layers,
+        "moe_offload": opts.moe_offload,
     }
     if dev_result.get("memory"):
         first = fit_notes(dev_result, opts)

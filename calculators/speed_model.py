@@ -28,7 +28,10 @@ published measurements in ``data/inference/`` by ``python -m atlas fit``:
   shrink by (steps + n - 1) / (n · steps).
 - ``host_mem`` and ``pcie_copy`` (offloading): layers kept in system memory are
   read by the CPU at host bandwidth during decode; during a prompt llama.cpp
-  copies their weights to the GPU once per micro-batch over PCIe.
+  copies their weights to the GPU once per micro-batch over PCIe. Routed experts
+  kept in system memory (``Placement.expert_share``, llama.cpp ``--n-cpu-moe``)
+  are the same term: the bytes of the experts the tokens route to, read at host
+  bandwidth (decode) or copied over PCIe (prompt); the rest stays in ``mem``.
 
 Efficiency-type parameters are stored as logits (η = 1 / (1 + e^-z), so that
 0 < η < 1 always); time-type parameters as natural logarithms of seconds.
@@ -46,7 +49,7 @@ from dataclasses import dataclass, field
 from calculators import devices as dev
 from calculators import engines
 from calculators.defaults import GB, GIB
-from calculators.memory import bits_per_weight, kv_cache_bytes, weight_bytes
+from calculators.memory import bits_per_weight, kv_cache_bytes, weight_bytes, weight_groups
 from calculators.models import ModelSpec
 
 # Feature name -> (kind, levels it is fitted at). "efficiency": θ = 1/sigmoid(z); "seconds": θ = exp(q).
@@ -83,7 +86,8 @@ class Placement:
     num_devices: int = 1
     split: str = "none"  # none | layer | tensor
     gpu_layers: int | None = None  # None: every layer on the devices; fewer: the rest in system memory
-    host_bandwidth_gb_s: float | None = None  # system memory bandwidth for offloaded layers
+    host_bandwidth_gb_s: float | None = None  # system memory bandwidth for offloaded layers (and experts)
+    expert_share: float = 0.0  # mixture of experts: share of the routed-expert tensors kept in system memory
 
 
 @dataclass(frozen=True)
@@ -202,18 +206,27 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         attention_flops = case.batch * attention_width * pairs
         flops = 2 * model.active * tokens + attention_flops
 
-    weights_on_device, kv_on_device = weights_read * gpu_share, kv * gpu_share
+    # Routed experts in system memory: the bytes of those the tokens route to leave the device's share.
+    experts_off = 0.0
+    if place.expert_share > 0 and model.is_moe and model.experts:
+        groups = weight_groups(model, case.weights, case.group_size, case.double_quant, case.bpw)
+        scale = all_weights / sum(g["bytes"] for g in groups.values())
+        routed = 1 - (1 - model.active_experts / model.experts) ** max(tokens, 1)
+        experts_off = groups.get("experts", {}).get("bytes", 0.0) * scale * routed * place.expert_share * steps
+        experts_off = min(experts_off, weights_read) * gpu_share
+    weights_on_device, kv_on_device = weights_read * gpu_share - experts_off, kv * gpu_share
     if split == "tensor":  # every device reads its slice at the same time
         weights_on_device, kv_on_device = weights_on_device / n, kv_on_device / n
     x["mem"] = weights_on_device / bandwidth
     x["kv_mem"] = kv_on_device / bandwidth
-    if gpu_share < 1.0:
+    if gpu_share < 1.0 or experts_off:
         host = (place.host_bandwidth_gb_s or 0) * GB
-        off = (weights_read + kv) * (1 - gpu_share)
+        off = (weights_read + kv) * (1 - gpu_share) + experts_off
         if case.phase == "decode":
             x["host_mem"] = off / host if host else math.inf
         else:
-            x["pcie_copy"] = layer_weights * touched * (1 - gpu_share) * steps / (PCIE_ONE_WAY_GB_S * GB)
+            copied = layer_weights * touched * (1 - gpu_share) * steps + experts_off
+            x["pcie_copy"] = copied / (PCIE_ONE_WAY_GB_S * GB)
     if peak_flops:
         linear = flops - attention_flops
         if split == "tensor":

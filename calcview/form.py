@@ -24,7 +24,7 @@ from calcview.numbers import field_value
 LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
     "vram": [
         ("main", None, ("model", "mode", "weights", "kv_cache", "context", "batch")),
-        ("hardware", None, ("device", "num_devices", "memory_gib", "ram_gib")),
+        ("hardware", None, ("device", "num_devices", "memory_gib", "ram_gib", "moe_offload")),
         ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
         ("training", "mode!=inference", ("optimizer", "lora_rank", "gradient_checkpointing")),
         ("parallel", None, ("tp", "zero")),
@@ -35,8 +35,9 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
         ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
         ("training", "workload=training", ("tokens", "gradient_checkpointing")),
         ("kernel", "workload=kernel", ("flops", "bytes")),
-        ("placement", None, ("engine", "num_devices", "split", "gpu_layers", "host_bandwidth_gb_s")),
-        ("cost", None, ("price_per_hour", "purchase_usd", "amortisation_years", "electricity_usd_per_kwh")),
+        ("placement", None, ("engine", "num_devices", "split", "gpu_layers", "moe_offload", "host_bandwidth_gb_s")),
+        ("cost", None, ("price_per_hour", "purchase_usd", "baseline_price_per_hour", "baseline_purchase_usd",
+                         "amortisation_years", "electricity_usd_per_kwh")),
         ("efficiency", None, ("precision", "compute_efficiency", "memory_efficiency", "group_size", "double_quant", "bpw")),
     ],
 }
@@ -101,6 +102,7 @@ def _choice_label(param: Param, value: str, lang: str, catalog) -> str:
         "optimizer": f"calc.optimizer.{value}",
         "engine": f"engine.{value}",
         "split": f"split.{value}",
+        "moe_offload": f"moe_offload.{value}",
     }[param.name]
     return l10n.t(lang, key)
 

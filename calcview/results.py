@@ -12,6 +12,7 @@ formatted for the reader, so a test or a reader can check the page against
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import urlencode
 
 import charts
@@ -102,7 +103,41 @@ def memory_verdict(result: dict, lang: str) -> Sentence:
     a device of the reader's, the memory needed and the smallest device that holds it. With the weight format
     left on Automatic for a preset, the format it is published in is named ("as published: MXFP4")."""
     answer = _memory_verdict(result, lang)
+    moe = _moe_sentence(result, lang)
+    if moe is not None:
+        answer = Sentence(answer.template + " " + moe.template, **answer.parts, **moe.parts)
     return Sentence(answer.template + _published(result, lang), **answer.parts)
+
+
+def _moe_sentence(result: dict, lang: str) -> Sentence | None:
+    """Mixture of experts with experts in system RAM: where the reader's option puts what, or, when the model
+    does not fit a device with its own memory, the fewest MoE layers whose experts must go there (with the
+    speed, where the device is in the data set)."""
+    verdict = result.get("verdict")
+    if not verdict:
+        return None
+    placed, path = verdict.get("moe_offload"), "verdict.moe_offload"
+    key = "verdict.moe_offload"
+    if not placed:
+        placed, path = verdict["suggestions"].get("moe_offload"), "verdict.suggestions.moe_offload"
+        if not placed:
+            return None
+        key = "verdict.moe_suggest_speed" if placed.get("tokens_per_s") else "verdict.moe_suggest"
+    parts = {"layers": l10n.format_number(placed["cpu_moe_layers"], lang, 0),
+             "moe_layers": l10n.format_number(placed["moe_layers"], lang, 0),
+             "gpu": (f"{path}.gpu_gib", placed["gpu_gib"], numbers.gib(placed["gpu_gib"], lang)),
+             "ram": (f"{path}.ram_gib", placed["ram_gib"], numbers.gib(placed["ram_gib"], lang))}
+    template = _t(lang, key)
+    if placed.get("tokens_per_s"):
+        parts["tokens"] = (f"{path}.tokens_per_s", placed["tokens_per_s"],
+                           numbers.significant(placed["tokens_per_s"], lang))
+    if placed.get("ram_fits") is False:
+        template += " " + _t(lang, "verdict.moe_offload_ram_short")
+        parts["ram_total"] = numbers.significant(placed["ram_available_gib"], lang)
+    # The verdict's own placeholders ({ram}, {device}) stay the verdict's: these get a prefix, in one pass.
+    template = re.sub(r"\{(\w+)\}", lambda m: "{moe_" + m.group(1) + "}" if m.group(1) in parts else m.group(0),
+                      template)
+    return Sentence(template, **{f"moe_{name}": part for name, part in parts.items()})
 
 
 def _memory_verdict(result: dict, lang: str) -> Sentence:
@@ -321,7 +356,40 @@ def speed_verdict(result: dict, lang: str) -> Sentence:
         answer = _speed_answer(result, lang)  # only the baseline is short: then the device's own speed
         return Sentence("{reason} " + answer.template + published, reason=reason, **answer.parts)
     answer = _speed_answer(result, lang)
+    cost = _cost_sentence(result, lang)
+    if cost is not None:
+        answer = Sentence(answer.template + " " + cost.template, **answer.parts, **cost.parts)
     return Sentence(answer.template + published, **answer.parts)
+
+
+def _cost_sentence(result: dict, lang: str) -> Sentence | None:
+    """Cost per million tokens of each device that has a price (its own: typed, cloud median or purchase
+    amortised, with the price's date), for the devices that hold the model; None when neither has one."""
+    templates, parts = [], {}
+    for which in ("device", "baseline"):
+        entry = result.get(which)
+        cost = (entry or {}).get("cost")
+        if not cost or not cost.get("usd_per_million_tokens") or not (entry.get("memory") or {}).get("fits", True):
+            continue
+        key = {"given": "answer.cost.given", "cloud": "answer.cost.cloud"}.get(cost["basis"], "answer.cost.purchase")
+        if cost["basis"] == "purchase" and not cost.get("as_of"):
+            key = "answer.cost.purchase_given"
+        usd = cost["usd_per_million_tokens"]
+        parts.update({
+            f"{which}_usd": (f"{which}.cost.usd_per_million_tokens", usd,
+                             l10n.format_number(usd, lang, 3 if usd < 1 else 2)),
+            f"{which}_name": entry["name"],
+            f"{which}_hourly": l10n.format_number(cost["usd_per_device_hour"], lang, 2),
+            f"{which}_providers": l10n.format_number(cost.get("providers") or 0, lang, 0),
+            f"{which}_as_of": l10n.format_month(str(cost["as_of"])[:7], lang) if cost.get("as_of") else "",
+            f"{which}_purchase": l10n.format_number(cost.get("purchase_usd") or 0, lang, 0),
+            f"{which}_years": numbers.significant(cost.get("amortisation_years") or 0, lang),
+        })
+        template = _t(lang, key)
+        for name in ("usd", "device", "hourly", "providers", "as_of", "purchase", "years"):
+            template = template.replace("{" + name + "}", "{" + which + "_" + ("name" if name == "device" else name) + "}")
+        templates.append(template)
+    return Sentence(" ".join(templates), **parts) if templates else None
 
 
 def _speed_answer(result: dict, lang: str) -> Sentence:
@@ -331,7 +399,7 @@ def _speed_answer(result: dict, lang: str) -> Sentence:
     bound = _t(lang, f"speed.answer.bound.{entry['bound']}")
     if result["workload"] == "decode" and entry.get("tokens_per_s_per_sequence"):
         speed = entry["tokens_per_s_per_sequence"]
-        template = _t(lang, "speed.answer.tokens")
+        template = _t(lang, "speed.answer.tokens") + _engine(entry, lang)
         parts = {"device": entry["name"],
                  "tokens": ("device.tokens_per_s_per_sequence", speed, numbers.significant(speed, lang))}
         factor = entry.get("reading_speed_factor")
@@ -341,7 +409,15 @@ def _speed_answer(result: dict, lang: str) -> Sentence:
             parts["factor"] = ("device.reading_speed_factor", factor, numbers.significant(factor, lang, 2))
         return Sentence(_with_bound(template, lang), bound=bound, **parts)
     key = "speed.answer.training" if result["workload"] == "training" else "speed.answer.time"
-    return Sentence(_with_bound(_t(lang, key), lang), device=entry["name"], time=time, bound=bound)
+    return Sentence(_with_bound(_t(lang, key) + _engine(entry, lang), lang), device=entry["name"], time=time,
+                    bound=bound)
+
+
+def _engine(entry: dict, lang: str) -> str:
+    """" with llama.cpp": the engine the fitted speed model assumed on this device ("" for plain rooflines)."""
+    if not entry.get("engine"):
+        return ""
+    return " " + _t(lang, "answer.engine", engine=_t(lang, f"engine.{entry['engine']}"))
 
 
 def _with_bound(answer_template: str, lang: str) -> str:
@@ -360,8 +436,14 @@ def speed_comparison(result: dict, lang: str) -> Sentence | None:
         f"cli.compare_{compare['direction']}"  # the command line's sentence
     if compare.get("both_fit") is False and key != "calc.speed.compare_same":
         key = f"compare.if_fit_{compare['direction']}"  # one of the two cannot hold the model: hypothetical
-    return Sentence(_t(lang, key), device=result["device"]["name"], baseline=result["baseline"]["name"],
-                    factor=("speedup", result["speedup"], shown))
+    template = _t(lang, key)
+    engine, base_engine = result["device"].get("engine"), result["baseline"].get("engine")
+    if engine and base_engine:  # which software each ran on: the engine alone can move the factor by 2×
+        template += " " + (_t(lang, "compare.engine_same") if engine == base_engine else _t(lang, "compare.engines"))
+    return Sentence(template, device=result["device"]["name"], baseline=result["baseline"]["name"],
+                    factor=("speedup", result["speedup"], shown),
+                    engine=_t(lang, f"engine.{engine}") if engine else "",
+                    baseline_engine=_t(lang, f"engine.{base_engine}") if base_engine else "")
 
 
 def _opt(fmt, raw, lang):
