@@ -174,6 +174,7 @@ BANNED: dict[str, tuple[re.Pattern, str]] = {
     "skalenfaktor": (re.compile(r"\b(?:Skalenfaktor\w*|Blockskal\w*|Skalen)\b"), "„Skalierungsfaktor(en)“"),
     "lane": (re.compile(r"\b(?:Vektorspur\w*|Spur(?:en)? der Vektor\w*)"), "„Rechenwerk“ / „Vektoreinheit“ (englisch *Lane*)"),
     "im_kopf": (re.compile(r"\bLies\b[^.:!?]*\bim Kopf\b"), "„Beim Vergleich … hilft es, an … zu denken“"),
+    "lies_als": (re.compile(r"\bLies\b[^.:!?]*?\bals\b"), "„Diese Werte taugen als …“, „Ein … heißt: …“"),
     "ist_das_was": (re.compile(r"\bist das, was (?:du|man|Sie)\b"), "eine deutsche Wendung („steht und fällt mit …“)"),
     "wie_man_liest": (re.compile(r"\b(?:wie|als) man liest\b|-fache Lesegeschwindigkeit"), "„das …-Fache deines Lesetempos“"),
     "apostroph_s": (re.compile(r"(?<=[A-Za-z0-9.])[’']s\b"), "Genitiv ohne Apostroph („NVIDIAs“, „von llama.cpp“)"),

@@ -149,6 +149,8 @@ BAD_WORDS = [
     ("lane", "ist eine Spur der Vektoreinheit eines SM"),
     ("lane", "jeder mit Vektorspuren und Matrixeinheiten"),
     ("im_kopf", "Lies die Spalten mit dem Argument der Speichergebundenheit im Kopf"),
+    ("lies_als", "Lies diese Werte als Obergrenze für Vergleiche"),
+    ("lies_als", "Lies „–“ als „kein Gerät nennt einen solchen Wert“"),
     ("ist_das_was", "Die Latenz ist das, was du verkaufst."),
     ("wie_man_liest", "etwa 21-mal so schnell, wie man liest"),
     ("wie_man_liest", "langsamer, als man liest (0,43-fache Lesegeschwindigkeit)"),
