@@ -155,3 +155,76 @@ def html_prose(page: str) -> str:
     text = html.unescape(text)
     text = re.sub(r"[ \t]*\n[ \t\n]*", "\n", re.sub(r"[ \t]+", " ", text))
     return _URL.sub(" ", text)
+
+
+# --- Words the style guide bans (CONTRIBUTING.de.md, "Terminologie und Typografie") -------------------------------
+# Each pattern names the form to write instead. They run on German page sources and German translation strings,
+# without code, macros, URLs and the titles of cited works (quoted as published, mostly in English). A
+# match may include an allowed form the pattern had to see in order to skip it ("spekulatives Decoding", the name of the
+# method).
+BANNED: dict[str, tuple[re.Pattern, str]] = {
+    "feintuning": (re.compile(r"\b[Ff]eintun\w*"), "„Fine-Tuning“ (Substantiv), „per Fine-Tuning anpassen“"),
+    "duennbesetzt": (re.compile(r"\b[Dd]ünnbesetzt\w*"), "„mit Sparsity“ (Werte heißen dicht oder mit Sparsity)"),
+    "tensor_kerne": (re.compile(r"\b(?:Tensor|CUDA)-Kern(?:e|en)?\b"), "„Tensor Cores“, „CUDA Cores“"),
+    "decoding": (re.compile(r"(?P<allowed>(?:[Ss]pekulativ\w*|[Ss]peculative)\s+)?(?<!\w)Decoding\b"),
+                 "„Tokenerzeugung“ (die Phase heißt in Rechnern und Diagrammen „Decode“)"),
+    # Plural only: "des Kernels" is the genitive singular and correct.
+    "kernels": (re.compile(r"\b(?:die|den|alle|seine|ihre|deren|eigene|mehrere|viele|einige|wenige)\s+"
+                           r"(?:[\w-]+\s+)?(?:[\w]+-)?Kernels\b"), "Plural „Kernel“ („die CUDA-Kernel“)"),
+    "skalenfaktor": (re.compile(r"\b(?:Skalenfaktor\w*|Blockskal\w*|Skalen)\b"), "„Skalierungsfaktor(en)“"),
+    "lane": (re.compile(r"\b(?:Vektorspur\w*|Spur(?:en)? der Vektor\w*)"), "„Rechenwerk“ / „Vektoreinheit“ (englisch *Lane*)"),
+    "im_kopf": (re.compile(r"\bLies\b[^.:!?]*\bim Kopf\b"), "„Beim Vergleich … hilft es, an … zu denken“"),
+    "lies_als": (re.compile(r"\bLies\b[^.:!?]*?\bals\b"), "„Diese Werte taugen als …“, „Ein … heißt: …“"),
+    "ist_das_was": (re.compile(r"\bist das, was (?:du|man|Sie)\b"), "eine deutsche Wendung („steht und fällt mit …“)"),
+    "wie_man_liest": (re.compile(r"\b(?:wie|als) man liest\b|-fache Lesegeschwindigkeit"), "„das …-Fache deines Lesetempos“"),
+    "apostroph_s": (re.compile(r"(?<=[A-Za-z0-9.])[’']s\b"), "Genitiv ohne Apostroph („NVIDIAs“, „von llama.cpp“)"),
+    # A sentence that sends the reader to a mouse must offer the tap as well: phones have no mouse.
+    "nur_maus": (re.compile(r"[^.!?\n]*\bmit der Maus\b[^.!?\n]*"), "„Tippe auf … oder fahre mit der Maus darüber“"),
+}
+
+
+def _allowed(rule: str, m: re.Match) -> bool:
+    if rule == "decoding":
+        return bool(m.group("allowed"))
+    if rule == "nur_maus":
+        return re.search(r"\b[Tt]ipp", m.group(0)) is not None
+    return False
+
+
+def check_banned(text: str) -> list[Problem]:
+    """The banned words and calques in ``text`` (prose: no code, macros, URLs or cited titles)."""
+    text = re.sub(r"[ \t]*\n[ \t]*(?!\n)", " ", text)  # a sentence may run over several source lines
+    problems = []
+    for rule, (pattern, instead) in BANNED.items():
+        for m in pattern.finditer(text):
+            if _allowed(rule, m):
+                continue
+            start, end = max(0, m.start() - 40), min(len(text), m.end() + 40)
+            problems.append(Problem(rule, f"{m.group(0).strip()} → {instead}", " ".join(text[start:end].split())))
+    return problems
+
+
+_CITED_LINK = re.compile(r"\[[^\]]*\]\((?:https?:)?//[^)]*\)")
+
+
+def markdown_words(source: str) -> str:
+    """The prose of a Markdown page for the word checks: ``markdown_prose`` without links to cited documents
+    (their titles are quoted as published)."""
+    return markdown_prose(_CITED_LINK.sub(" ", source))
+
+
+# --- Number and unit in hand-written German prose --------------------------------------------------------------------
+# ``unit`` (above) covers the units the formatter writes; in hand-written page sources the same rule holds for the
+# units a writer types after a number or after a macro: "{{ intensity(...) }} FLOP/Byte", "4 Bit", "16 Byte".
+SOURCE_UNITS = ("FLOP/Byte", "FLOP/s", "FLOPs", "FLOP", "Bit", "Byte", "kbit", "Mbit", "Gbit")
+_SOURCE_UNIT_ALT = "|".join(re.escape(u) for u in sorted(SOURCE_UNITS, key=len, reverse=True))
+SOURCE_UNIT = re.compile(rf"(?<![\w.,])\d[\d.,]*[ \t\u2009]+(?:{_SOURCE_UNIT_ALT})(?![\w/-])")
+
+
+def check_source_units(text: str) -> list[Problem]:
+    """Number-unit pairs of hand-written page prose joined by a plain space (U+00A0 wanted)."""
+    problems = []
+    for m in SOURCE_UNIT.finditer(text):
+        start, end = max(0, m.start() - 40), min(len(text), m.end() + 40)
+        problems.append(Problem("source_unit", m.group(0), " ".join(text[start:end].split())))
+    return problems

@@ -688,3 +688,41 @@ def test_glossary_points_hardware_terms_to_their_own_pages():
     # Only the CPU, which has no page of its own, is still explained by the overview table.
     assert [slug for slug, link in links.items() if link == "why-accelerators.md#one-picture"] == ["cpu"]
     assert set(e.page for e in glossary.ENTRIES) <= set(glossary.PAGES)
+
+
+# ---------------------------------------------------------------------------
+# The home page's first screen: what the site answers, then the way into the calculators
+# ---------------------------------------------------------------------------
+
+HOME_ENTRIES = {
+    "en": [("Can I run it?", "calculators/vram/"), ("How fast?", "calculators/speed/")],
+    "de": [("Läuft das bei mir?", "calculators/vram/"), ("Wie schnell?", "calculators/speed/")],
+}
+HOME_SOURCES_WORDS = {"en": "dense or sparse", "de": "dicht oder mit Sparsity"}
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_home_page_opens_with_the_calculators(built_site, lang):
+    """Right under the title and one short paragraph: two buttons into the calculators, before the paragraph
+    on sources and dense/sparse figures and before any other heading, table or figure (first screen at 390 px)."""
+    html = article(built_path(built_site, "index", lang).read_text(encoding="utf-8"))
+    body = html[html.index("</h1>"):]
+    first_heading = body.index("<h2")
+    buttons = re.findall(r'<a class="md-button md-button--primary" href="([^"]+)">([^<]+)</a>', body)
+    assert [(text, href) for href, text in buttons] == HOME_ENTRIES[lang]
+    last_button = body.index(buttons[-1][0])
+    assert last_button < body.index(HOME_SOURCES_WORDS[lang]) < first_heading
+    # Above the buttons: one paragraph of at most about 45 words, nothing else (no table, figure or admonition).
+    above = body[:body.index(buttons[0][0])]
+    assert above.count("<p>") == 2 and not re.search(r"<(?:table|figure|div|svg)\b", above)
+    assert len(re.sub(r"<[^>]+>", " ", above).split()) <= 45
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_home_page_source_has_the_buttons_in_both_languages(lang):
+    source = (DOCS / ("index.de.md" if lang == "de" else "index.md")).read_text(encoding="utf-8")
+    intro = source[source.index("\n# "):source.index("\n## ")]
+    for text, href in HOME_ENTRIES[lang]:
+        page = href.rstrip("/") + ".md"
+        assert f"[{text}]({page}){{ .md-button .md-button--primary }}" in intro
+    assert "attr_list" in (REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8")

@@ -11,6 +11,9 @@ import json
 
 import pytest
 from german_typography import (
+    check_banned,
+    check_source_units,
+    markdown_words,
     NBSP,
     NNBSP,
     check_text,
@@ -127,3 +130,131 @@ def test_built_german_pages_follow_the_typography(built_site, dataset):
         html = page.read_text(encoding="utf-8")
         problems += [f"{page.relative_to(built_site)}: {p}" for p in check_text(without_names(html_prose(html), names))]
     assert not problems, "\n".join(problems)
+
+
+# --- Banned words and calques (CONTRIBUTING.de.md) ------------------------------------------------------------------
+
+BAD_WORDS = [
+    ("feintuning", "das Feintuning von LoRA-Adaptern"),
+    ("feintuning", "ein Modell feintunen"),
+    ("duennbesetzt", "dicht oder dünnbesetzt"),
+    ("tensor_kerne", "die Tensor-Kerne der H100"),
+    ("decoding", "Das Decoding ist speichergebunden"),
+    ("decoding", "LLM-Decoding, BF16-Gewichte"),
+    ("kernels", "wo seine Kernels laufen"),
+    ("kernels", "in den CUDA-Kernels von llama.cpp"),
+    ("skalenfaktor", "Gewichte, die sich einen Skalenfaktor teilen"),
+    ("skalenfaktor", "plus die Blockskalen"),
+    ("skalenfaktor", "speichert diese Skalen in 8 Bit"),
+    ("lane", "ist eine Spur der Vektoreinheit eines SM"),
+    ("lane", "jeder mit Vektorspuren und Matrixeinheiten"),
+    ("im_kopf", "Lies die Spalten mit dem Argument der Speichergebundenheit im Kopf"),
+    ("lies_als", "Lies diese Werte als Obergrenze für Vergleiche"),
+    ("lies_als", "Lies „–“ als „kein Gerät nennt einen solchen Wert“"),
+    ("ist_das_was", "Die Latenz ist das, was du verkaufst."),
+    ("wie_man_liest", "etwa 21-mal so schnell, wie man liest"),
+    ("wie_man_liest", "langsamer, als man liest (0,43-fache Lesegeschwindigkeit)"),
+    ("apostroph_s", "so typisiert, wie llama.cpp’s quantize es tut"),
+    ("apostroph_s", "NVIDIA's Datenblatt"),
+    ("nur_maus", "Fahre mit der Maus über eine Zahl, um ihre Herkunft zu sehen."),
+    ("nur_maus", "wer mit der Maus auf einen Messwert zeigt,\nsieht den Befehl."),
+]
+
+GOOD_WORDS = [
+    "das Fine-Tuning von LoRA-Adaptern; ein Modell per Fine-Tuning anpassen",
+    "dicht oder mit Sparsity; die Tensor Cores und CUDA Cores der H100",
+    "Die Tokenerzeugung ist speichergebunden; spekulatives\nDecoding ist nicht modelliert; Prefill und Decode",
+    "wo seine Kernel laufen; die Laufzeit des fusionierten Kernels; des Kernels",
+    "ein Skalierungsfaktor je Block; die Skalierungsfaktoren der Blöcke",
+    "eines der Rechenwerke (englisch *Lane*) der Vektoreinheit",
+    "Dein Produkt steht und fällt mit der Latenz.",
+    "etwa das 21-Fache deines Lesetempos",
+    "NVIDIAs Datenblatt, Cerebras' Wafer, wie quantize in llama.cpp es tut",
+    "Tippe auf eine Zahl oder fahre mit der Maus darüber, um ihre Herkunft zu sehen.",
+    "(tippe auf eine Zahl oder fahre\nmit der Maus darüber)",
+]
+
+
+@pytest.mark.parametrize("rule, text", BAD_WORDS)
+def test_banned_word_check_finds_each_word(rule, text):
+    assert rule in {p.rule for p in check_banned(text)}, text
+
+
+@pytest.mark.parametrize("text", GOOD_WORDS)
+def test_banned_word_check_accepts_the_style_guide_forms(text):
+    assert check_banned(text) == []
+
+
+def test_banned_word_check_leaves_out_code_macros_and_cited_titles():
+    source = (
+        "Text mit `Feintuning` und {{ calc_link(\"vram\", text=\"Decoding\") }}.\n\n"
+        "- Leviathan u. a.: [Fast Inference from Transformers via Speculative Decoding](https://arxiv.org/abs/2211.17192).\n"
+        "- Horowitz: [Computing's energy problem](https://doi.org/10.1109/ISSCC.2014.6757323).\n\n"
+        "```text\nFeintuning dünnbesetzt\n```\n"
+        "Aber hier ist das Feintuning Prosa.\n"
+    )
+    assert [p.rule for p in check_banned(markdown_words(source))] == ["feintuning"]
+
+
+# Pages and string files that others are editing on their branches; each still has a finding the checks report
+# (mouse-only hints, "LLM-Decoding", "llama.cpp’s", units after a plain space). Not strict: the mark can go once the
+# file is fixed.
+_OTHERS = {
+    "kernels/bandwidth.de.md", "kernels/fused.de.md", "kernels/intensity.de.md", "kernels/matmul.de.md",
+    "kernels/roofline.de.md", "calculators.json", "kernels.json",
+}
+
+
+def _param(path, name):
+    marks = [pytest.mark.xfail(strict=False, reason=f"{name} is edited on another branch")] if name in _OTHERS else []
+    return pytest.param(path, marks=marks, id=name)
+
+
+def _german_params():
+    return [_param(p, str(p.relative_to(REPO_ROOT / "docs"))) for p in _german_sources()]
+
+
+@pytest.mark.parametrize("path", _german_params())
+def test_german_markdown_has_no_banned_words(path):
+    problems = check_banned(markdown_words(path.read_text(encoding="utf-8")))
+    assert not problems, "\n".join(map(str, problems))
+
+
+@pytest.mark.parametrize("path", [_param(p, p.name) for p in sorted((REPO_ROOT / "l10n" / "de").glob("*.json"))])
+def test_german_translation_strings_have_no_banned_words(path):
+    problems = []
+    for key, text in json.loads(path.read_text(encoding="utf-8")).items():
+        problems += [f"{key}: {p}" for p in check_banned(l10n_prose(text))]
+    assert not problems, "\n".join(problems)
+
+
+# --- Number and unit in hand-written page prose ---------------------------------------------------------------------
+
+BAD_SOURCE_UNITS = [
+    "| {{ intensity(\"h100-sxm\", \"bf16.matrix.dense\") }} FLOP/Byte |",
+    "Llama 3.2 3B mit 4 Bit braucht insgesamt",
+    "in BF16 (2 Byte pro Parameter)",
+    "rund 1 FLOP/Byte, zwei Größenordnungen darunter",
+    "Block-RAMs (bei AMD je 36 kbit)",
+    "etwa 6 FLOPs pro Parameter und Token",
+]
+
+
+@pytest.mark.parametrize("source", BAD_SOURCE_UNITS)
+def test_source_unit_check_finds_a_plain_space(source):
+    assert [p.rule for p in check_source_units(markdown_prose(source))] == ["source_unit"], source
+
+
+def test_source_unit_check_accepts_no_break_spaces_compounds_and_code():
+    source = (
+        f"| {{{{ intensity(\"h100-sxm\") }}}}{NBSP}FLOP/Byte | mit 4{NBSP}Bit, 2{NBSP}Byte, 36{NBSP}kbit\n"
+        "16-Bit-Gewichte, 4-Bit-Quantisierung, ein 32-Bit-Register, FP8 mit 8 Bitbreiten?\n"
+        "`--bits 4 Bit` und\n\n```text\n4 Bit 2 Byte\n```\n"
+    )
+    assert check_source_units(markdown_prose(source)) == []
+
+
+@pytest.mark.parametrize("path", _german_params())
+def test_german_markdown_joins_number_and_unit_with_a_no_break_space(path):
+    problems = check_source_units(markdown_prose(path.read_text(encoding="utf-8")))
+    assert not problems, "\n".join(map(str, problems))
