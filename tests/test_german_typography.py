@@ -196,18 +196,8 @@ def test_banned_word_check_leaves_out_code_macros_and_cited_titles():
     assert [p.rule for p in check_banned(markdown_words(source))] == ["feintuning"]
 
 
-# Pages and string files that others are editing on their branches; each still has a finding the checks report
-# (mouse-only hints, "LLM-Decoding", "llama.cpp’s", units after a plain space). Not strict: the mark can go once the
-# file is fixed.
-_OTHERS = {
-    "kernels/bandwidth.de.md", "kernels/fused.de.md", "kernels/intensity.de.md", "kernels/matmul.de.md",
-    "kernels/roofline.de.md", "calculators.json", "kernels.json",
-}
-
-
 def _param(path, name):
-    marks = [pytest.mark.xfail(strict=False, reason=f"{name} is edited on another branch")] if name in _OTHERS else []
-    return pytest.param(path, marks=marks, id=name)
+    return pytest.param(path, id=name)
 
 
 def _german_params():
