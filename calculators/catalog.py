@@ -15,6 +15,30 @@ from dataclasses import dataclass, field
 SCHEMA_VERSION = 1
 
 
+class Devices(dict):
+    """Devices by id; a choice with a memory size (``apple-m3-max@64``, see ``devices.split_choice``) looks up
+    the device in that configuration. Iteration and ``in`` see the data set's ids only."""
+
+    def __missing__(self, key):
+        from calculators.devices import chosen, split_choice
+
+        if not isinstance(key, str) or "@" not in key:
+            raise KeyError(key)
+        try:
+            device_id, gib = split_choice(key)
+        except ValueError:
+            raise KeyError(key) from None
+        if device_id not in self:
+            raise KeyError(key)
+        return chosen(self[device_id], gib)
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
 class CatalogError(ValueError):
     """The export document is not one this package can read."""
 
@@ -23,7 +47,7 @@ class CatalogError(ValueError):
 class Catalog:
     """Devices and model presets by id (dicts as in the YAML files)."""
 
-    devices: dict = field(default_factory=dict)
+    devices: dict = field(default_factory=Devices)
     models: dict = field(default_factory=dict)
     prices: dict = field(default_factory=dict)  # {device id: [{kind, usd per device, as_of, provider, ...}]}
 
@@ -38,7 +62,7 @@ class Catalog:
         devices, models, prices = data.get("devices", {}), data.get("models", {}), data.get("prices", {})
         if not isinstance(devices, dict) or not isinstance(models, dict) or not isinstance(prices, dict):
             raise CatalogError("'devices', 'models' and 'prices' must be objects keyed by id")
-        return cls(devices=dict(devices), models=dict(models), prices=dict(prices))
+        return cls(devices=Devices(devices), models=dict(models), prices=dict(prices))
 
     @classmethod
     def from_json(cls, text: str) -> Catalog:

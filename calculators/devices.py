@@ -66,6 +66,48 @@ def configured(device: dict, capacity_gib: float | None = None, label: str | Non
     raise KeyError(capacity_gib)
 
 
+# A device choice with a memory size: "apple-m3-max@64" is the Apple M3 Max with 64 GiB. The plain id is the
+# default configuration, so links and command lines written before sizes were choices keep their meaning.
+CHOICE_SEPARATOR = "@"
+
+
+def split_choice(value: str) -> tuple[str, float | None]:
+    """``(device id, GiB)`` of a device choice; GiB is None for a plain id. ``ValueError`` for a bad size."""
+    device_id, sep, size = value.partition(CHOICE_SEPARATOR)
+    if not sep:
+        return device_id, None
+    gib = float(size.strip().replace(",", "."))
+    if not math.isfinite(gib) or gib <= 0 or gib > 1_000_000:
+        raise ValueError(size)
+    return device_id, gib
+
+
+def choice_value(device_id: str, device: dict, capacity_gib: float) -> str:
+    """The choice value of ``device`` with ``capacity_gib``: the plain id for its default configuration."""
+    if capacity_gib == device["memory"]["capacity_gib"]:
+        return device_id
+    size = int(capacity_gib) if float(capacity_gib).is_integer() else capacity_gib
+    return f"{device_id}{CHOICE_SEPARATOR}{size}"
+
+
+def choices(device_id: str, device: dict) -> list[tuple[str, float]]:
+    """``(choice value, GiB)`` for each memory configuration of the device, the default first, then by size."""
+    default = device["memory"]["capacity_gib"]
+    sizes = sorted({c["capacity_gib"] for c in configurations(device)} | {default}, key=lambda c: (c != default, c))
+    return [(choice_value(device_id, device, c), c) for c in sizes]
+
+
+def chosen(device: dict, capacity_gib: float | None) -> dict:
+    """The device with ``capacity_gib`` of memory: a configuration the data set lists (with its bandwidth), else
+    the size the reader owns with the device's bandwidth. The data set's GPU share of unified memory is kept."""
+    if capacity_gib is None:
+        return device
+    try:
+        return configured(device, capacity_gib)
+    except KeyError:
+        return {**device, "memory": {**device["memory"], "capacity_gib": capacity_gib}}
+
+
 def gpu_share(device: dict) -> float:
     """Share of the memory the GPU may use by default (1 unless the data set records a unified-memory limit)."""
     share = device["memory"].get("gpu_share")

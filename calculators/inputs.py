@@ -59,6 +59,7 @@ import re
 from dataclasses import dataclass
 
 from calculators import defaults as d
+from calculators import devices as dev
 from calculators.catalog import Catalog
 from calculators.engines import ENGINES
 from calculators.messages import FieldError, ValidationError, error
@@ -218,6 +219,25 @@ def parse_number(text: str, integer: bool) -> float:
     return float(text)
 
 
+def _device_choice(name: str, value: str, raw: str, catalog: Catalog):
+    """A device with a memory size, ``apple-m3-max@64`` (GiB), normalised (``@64.0`` -> ``@64``); the plain id
+    where the size is the device's default configuration."""
+    device_id, _, size = value.partition(dev.CHOICE_SEPARATOR)
+    device_id = device_id.strip()
+    if device_id not in catalog.devices:
+        return error(name, "error.unknown_value", field=name, value=raw.strip()[:60],
+                     suggestions=suggestions(device_id, catalog.device_ids()))
+    try:
+        gib = parse_number(size, False)
+    except ValueError:
+        gib = math.nan
+    if not math.isfinite(gib) or gib <= 0 or gib > 1_000_000:
+        sizes = [v for v, _ in dev.choices(device_id, catalog.devices[device_id])]
+        return error(name, "error.unknown_value", field=name, value=raw.strip()[:60],
+                     suggestions=sizes + [f"{device_id}{dev.CHOICE_SEPARATOR}64"][:max(0, 2 - len(sizes))])
+    return dev.choice_value(device_id, catalog.devices[device_id], gib)
+
+
 def parse_value(param: Param, raw, catalog: Catalog):
     """The typed value of one raw value, or a ``FieldError``. Absent values (None, "") give None."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
@@ -227,6 +247,8 @@ def parse_value(param: Param, raw, catalog: Catalog):
         if not isinstance(raw, str):
             return error(name, "error.not_text", field=name)
         value = raw.strip().lower()
+        if param.kind == "device" and dev.CHOICE_SEPARATOR in value:
+            return _device_choice(name, value, raw, catalog)
         if param.kind == "model":
             allowed = catalog.model_ids() + [CUSTOM]
         elif param.kind == "device":

@@ -208,7 +208,7 @@ def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str)
         if memory_need(model, opts, more) <= available:
             tips["num_devices"] = more
             break
-    if engine == "llama.cpp":
+    if engine == "llama.cpp" and not unified(device):  # unified memory: "system memory" is the same memory
         layers = next((k for k in range(model.layers - 1, -1, -1)
                        if memory_need(model, opts, n, gpu_layers=k) <= available), None)
         if layers is not None and layers > 0:

@@ -12,6 +12,7 @@ localized message there.
 from __future__ import annotations
 
 import math
+import re
 
 import l10n
 from calculators import defaults as d
@@ -86,13 +87,12 @@ def _label(name: str, lang: str) -> str:
 def _choice_label(param: Param, value: str, lang: str, catalog) -> str:
     if param.kind == "model":
         return catalog.models[value]["name"] if value != CUSTOM else l10n.t(lang, "calc.custom_model")
-    if param.kind == "device":  # with its memory, so a reader can tell the 16 from the 32 GiB version
-        device = catalog.devices[value]
-        sizes = sorted({c["capacity_gib"] for c in dev.configurations(device)})
-        gib = l10n.format_number(sizes[0], lang, 1) if len(sizes) == 1 else \
-            l10n.t(lang, "calc.device_option.range", low=l10n.format_number(sizes[0], lang, 1),
-                   high=l10n.format_number(sizes[-1], lang, 1))
-        return l10n.t(lang, "calc.device_option", name=dev.name(device), gib=gib)
+    if param.kind == "device":  # one choice per memory size: "Apple M3 Max · 64 GiB"
+        device_id, gib = dev.split_choice(value)
+        device = catalog.devices[device_id]
+        gib = device["memory"]["capacity_gib"] if gib is None else gib
+        return l10n.t(lang, "calc.device_option", name=device_name(device),
+                      gib=l10n.format_number(gib, lang, 1))
     key = {
         "weights": f"format.{value}",
         "kv_cache": f"format.{value}",
@@ -107,12 +107,23 @@ def _choice_label(param: Param, value: str, lang: str, catalog) -> str:
     return l10n.t(lang, key)
 
 
+def device_name(device: dict) -> str:
+    """The device's name for a picker whose choices carry the memory size: a size in the name itself
+    ("RTX 4060 Ti 16GB") is left out where the device is sold with several."""
+    name = dev.name(device)
+    if len({c["capacity_gib"] for c in dev.configurations(device)}) > 1:
+        name = re.sub(r"\s*\b\d+\s?GB$", "", name) or name
+    return name
+
+
 def choices(param: Param, catalog) -> list[str]:
     """The values a select offers, in display order."""
     if param.kind == "model":
         return sorted(catalog.models, key=lambda m: catalog.models[m]["name"].lower()) + [CUSTOM]
-    if param.kind == "device":
-        return sorted(catalog.devices, key=lambda d: dev.name(catalog.devices[d]).lower())
+    if param.kind == "device":  # a device sold with several memory sizes once per size, smallest first
+        ordered = sorted(catalog.devices, key=lambda d: device_name(catalog.devices[d]).lower())
+        return [value for d in ordered
+                for value, _ in sorted(dev.choices(d, catalog.devices[d]), key=lambda c: c[1])]
     return list(param.choices)
 
 
@@ -167,8 +178,13 @@ def _select(param: Param, value, command: str, lang: str, catalog) -> str:
         key = key if key in l10n.labels(lang) else f"calc.auto.{param.name}"
         options.append(el("option", text(l10n.t(lang, key)), value=""))
     for choice in choices(param, catalog):
+        gib = None
+        if param.kind == "device":  # the size in the label, which calculator.mjs swaps for a typed memory size
+            device_id, size = dev.split_choice(choice)
+            size = catalog.devices[device_id]["memory"]["capacity_gib"] if size is None else size
+            gib = l10n.format_number(size, lang, 1)
         options.append(el("option", text(_choice_label(param, choice, lang, catalog)), value=choice,
-                          selected=(choice == value)))
+                          selected=(choice == value), data_gib=gib))
     return el("select", "".join(options), id=field_id(command, param.name), name=param.name,
               data_default=field_value(value, lang), aria_describedby=_described_by(command, param.name))
 

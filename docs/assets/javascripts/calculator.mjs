@@ -128,6 +128,7 @@ class Calculator {
     this.linkExtras = {};
     this.fromLink = this.readLink();
     applyConditions(this.form);
+    this.showMemory();
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
       if (!this.live) this.run();
@@ -232,6 +233,7 @@ class Calculator {
       }
     }
     applyConditions(this.form);
+    if (field.name === "memory_gib" || field.name === "device") this.showMemory();
     if (this.live) {
       this.updateLink();
       this.compute();
@@ -239,6 +241,24 @@ class Calculator {
       this.results.classList.add("atlas-calc-stale");
       this.setStatus("changed", this.config.status.changed);
     }
+  }
+
+  // "Memory per device" typed: the chosen device's label shows that size ("Apple M3 Max · 64 GiB"), as the
+  // verdict uses it; the other choices keep their own sizes (data-gib, the number in the label).
+  showMemory() {
+    const memory = this.form.elements.namedItem("memory_gib");
+    const device = this.form.elements.namedItem("device");
+    if (!memory || !device || device.tagName !== "SELECT") return;
+    for (const option of device.options) {
+      if (option.dataset.label !== undefined) option.text = option.dataset.label;
+    }
+    const typed = memory.value.trim();
+    const option = device.selectedOptions[0];
+    const gib = option && option.dataset.gib;
+    if (!typed || !gib) return;
+    if (option.dataset.label === undefined) option.dataset.label = option.text;
+    const at = option.dataset.label.lastIndexOf(gib);
+    if (at >= 0) option.text = option.dataset.label.slice(0, at) + typed + option.dataset.label.slice(at + gib.length);
   }
 
   // A reader's config.json (pasted or picked) or GGUF file, read in the page and turned into the
