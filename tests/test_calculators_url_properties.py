@@ -73,3 +73,18 @@ def test_a_hostile_model_name_is_a_field_error():
     assert not response["ok"]
     assert [(e["field"], e["key"]) for e in response["errors"]] == [("model", response["errors"][0]["key"])]
     assert response["errors"][0]["key"].startswith("error.")
+
+
+@SETTINGS
+@given(st.sampled_from(["vram", "speed"]), st.sampled_from(["device", "baseline"]),
+       st.sampled_from(["apple-m3-max", "rtx-4060-ti-16gb", "h100-sxm", "nothing", ""]),
+       st.one_of(st.sampled_from(TRICKY + ["64", "8", "0.5", "1e-300", "1000000", "1000001"]), st.text(max_size=8)),
+       st.sampled_from(l10n.LANGUAGES))
+def test_a_device_choice_with_any_memory_size_gives_finite_numbers_or_translated_errors(command, name, device, size,
+                                                                                         lang):
+    """``device=<id>@<GiB>`` (a memory configuration) as a link may carry it: a size or a field error."""
+    params = {"model": "gpt-oss-120b", "device": "rtx-4090", name: f"{device}@{size}"}
+    response = handle({"command": command, "params": params, "lang": lang}, catalog())
+    check(response)
+    if not response["ok"]:
+        assert name in {e["field"] for e in response["errors"]}, response["errors"]
