@@ -68,10 +68,21 @@ function applyConditions(form) {
 }
 
 // Put a value from the URL into a field, keeping it as typed if the field cannot show it.
+// A device choice of a size the list does not offer ("apple-m3-max@64" from a link): the device's label with
+// that size ("Apple M3 Max · 64 GiB"); null when the value is no such choice.
+function sizedLabel(select, value) {
+  const [id, size] = value.split("@");
+  if (size === undefined) return null;
+  const known = [...select.options].find((o) => o.value === id.trim().toLowerCase() && o.dataset.gib);
+  if (!known || !size.trim()) return null;
+  const at = known.text.lastIndexOf(known.dataset.gib);
+  return at < 0 ? null : known.text.slice(0, at) + size.trim() + known.text.slice(at + known.dataset.gib.length);
+}
+
 function setField(field, value) {
   if (field.tagName === "SELECT") {
     if (![...field.options].some((o) => o.value === value)) {
-      const option = new Option(value, value);
+      const option = new Option(sizedLabel(field, value) ?? value, value);
       option.dataset.fromLink = "1";
       field.add(option);
     }
