@@ -214,7 +214,7 @@ def test_glossary_links_point_at_glossary_entries():
 def test_device_options_show_their_memory():
     values = form.initial_values("vram", {"model": "llama-3.1-8b"}, catalog())
     html = form.form_html("vram", values, "de", catalog())
-    assert '<option value="rtx-4090">RTX 4090 · 24\u00a0GiB</option>' in html
+    assert '<option value="rtx-4090" data-gib="24">RTX 4090 · 24\u00a0GiB</option>' in html
     assert '<option value="">– Gerät auswählen –</option>' in html  # the verdict is optional
 
 
