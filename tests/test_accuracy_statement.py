@@ -5,6 +5,9 @@ Figures are the committed cross-validated ones (``atlas/fit_report.json`` → ``
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 
 from atlas import accuracy
@@ -99,3 +102,20 @@ def test_no_measured_cases_at_all_says_so():
     assert trust.statement(a, "de") == ("Keine veröffentlichte Messung ähnelt diesem Fall (Tokenerzeugung mit Batch > 1 "
                                         "oder auf mehreren Geräten mit SGLang): Wie weit diese Schätzung danebenliegen "
                                         "kann, ist nicht bekannt.")
+
+
+@pytest.mark.parametrize(("lang", "sentence"), [
+    ("en", "There are no published measurements of generation on one device at batch 1 with vLLM; the figure is for "
+           "all engines together"),
+    ("de", "Für vLLM gibt es keine veröffentlichten Messungen zur Tokenerzeugung auf einem Gerät mit Batch 1; die "
+           "Angabe gilt für alle Engines zusammen"),
+])
+def test_the_speed_page_shows_the_statement_of_the_case(lang, sentence):
+    import calcview
+    from calculators_support import catalog
+
+    out = calcview.render({"command": "speed", "params": {"model": "llama-3.1-8b", "device": "h100-sxm"},
+                           "lang": lang}, catalog())
+    assert out["ok"]
+    shown = re.search(r'<p class="atlas-calc-accuracy">(.*?)</p>', out["html"], re.S).group(1)
+    assert sentence in html.unescape(shown)
