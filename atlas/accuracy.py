@@ -134,3 +134,65 @@ def sources_list(report: dict, inference: dict, lang: str) -> str:
         items.append(f'<li id="source-{escape(source_id)}">{link} '
                      f"({escape(l10n.t(lang, 'accuracy.cases_n', n=counts[source_id]))})</li>")
     return f'<ul class="atlas-sources">{"".join(items)}</ul>'
+
+
+# The error statement next to a speed result (``calculators.trust``): the cross-validated figures per phase,
+# per phase and engine, and per phase, engine and device class, written to ``calculators/accuracy_groups.py``.
+GROUPS_PY = REPO_ROOT / "calculators" / "accuracy_groups.py"
+
+
+def _figures(ratios: list[float]) -> dict:
+    """The figures of ``atlas.fit_speed.summarise`` for one group of cases (ratios as the report stores them)."""
+    logs = sorted(abs(math.log(r)) for r in ratios)
+    ordered = sorted(ratios)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return {
+        "cases": len(ratios),
+        "within_0.8_1.25": round(sum(0.8 <= r <= 1.25 for r in ratios) / len(ratios), 4),
+        "within_0.67_1.5": round(sum(0.67 <= r <= 1.5 for r in ratios) / len(ratios), 4),
+        "median_ratio": round(median, 4),
+        "median_abs_error": round(math.exp(logs[len(logs) // 2]) - 1, 4),
+        "p80_abs_error": round(math.exp(logs[min(len(logs) - 1, int(0.8 * len(logs)))]) - 1, 4),
+    }
+
+
+def group_figures(report: dict, devices: dict) -> dict:
+    """{'prefill': {...}, 'prefill|llama.cpp': {...}, 'prefill|llama.cpp|nvidia-geforce': {...}, ...}: the
+    cross-validated figures of every group of the report's cases (``calculators.trust``)."""
+    from calculators import engines, trust
+
+    ratios: dict[str, list[float]] = {}
+    for case in report["cases"]:
+        device = devices.get(case["device"])
+        cls = engines.device_class(device) if device else None
+        keys = [trust.group_key(case["group"]), trust.group_key(case["group"], case["engine"])]
+        if cls:
+            keys.append(trust.group_key(case["group"], case["engine"], cls))
+        for key in keys:
+            ratios.setdefault(key, []).append(case["ratio"])
+    return {key: _figures(values) for key, values in sorted(ratios.items())}
+
+
+def groups_module(report: dict, devices: dict) -> str:
+    import pprint
+
+    return (
+        '"""Cross-validated error of the speed model per group of measured cases — written by ``python -m atlas fit``\n'
+        "from ``atlas/fit_report.json`` (``atlas.accuracy.write_groups``); do not edit.\n\n"
+        "GROUPS: per phase ('prefill'), phase and engine ('prefill|llama.cpp') and phase, engine and device class\n"
+        "('prefill|llama.cpp|nvidia-geforce'): cases, share within ×0.8–1.25 and ×0.67–1.5, median ratio, median\n"
+        "and 80th-percentile error. ``calculators.trust`` picks the group a speed result belongs to.\n"
+        '"""\n\n'
+        f"DATE = {report['summary'].get('date', '')!r}\n\n"
+        f"GROUPS = {pprint.pformat(group_figures(report, devices), width=110, sort_dicts=True)}\n"
+    )
+
+
+def write_groups(report: dict | None = None, devices: dict | None = None) -> None:
+    """Write ``calculators/accuracy_groups.py`` from the report (by default the committed one)."""
+    if devices is None:
+        from atlas.dataset import load_dataset
+
+        devices = load_dataset().devices
+    GROUPS_PY.write_text(groups_module(report or load_report(), devices), encoding="utf-8")

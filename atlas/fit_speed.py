@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import least_squares
 
+from atlas import accuracy
 from atlas.checks.inference import cases as file_cases
 from atlas.dataset import REPO_ROOT, Dataset, load_dataset
 from calculators import devices as dev
@@ -333,6 +334,7 @@ def run(data_dir=None, write: bool = True) -> dict:
         lines = ",\n".join(json.dumps(row, ensure_ascii=False, sort_keys=True) for row in cv_rows)
         REPORT_JSON.write_text(f'{{"summary": {json.dumps(report, ensure_ascii=False, sort_keys=True)},\n'
                                f'"cases": [\n{lines}\n]}}\n', encoding="utf-8")
+        accuracy.write_groups(json.loads(REPORT_JSON.read_text(encoding="utf-8")), dataset.devices)
     return {"params": params, "report": report, "cases": cv_rows}
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from calculators import cost, engines, fitted, roofline
+from calculators import cost, engines, fitted, roofline, trust
 from calculators import defaults as d
 from calculators import devices as dev
 from calculators import speed_model as sm
@@ -280,7 +280,7 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
         "device_class": t.device_class,
         "efficiencies": sm.efficiencies(t, fitted.PARAMS),
         "memory": fit_verdict(model, opts, device, engine),
-        "accuracy": accuracy_for(opts.workload, n, opts.batch),
+        "accuracy": trust.accuracy_for(opts.workload, n, opts.batch, engine, t.device_class),
     }
     hourly = cost.hourly_cost(prices or [], dev.tdp_w(device), n, opts.price_per_hour, opts.purchase_usd,
                               opts.amortisation_years, opts.electricity_usd_per_kwh)
@@ -325,16 +325,6 @@ def moe_note(device_result: dict, opts: SpeedOptions) -> Message | None:
     return Message("note.moe_offload", {"cpu_moe_layers": moe["cpu_moe_layers"], "moe_layers": moe["moe_layers"],
                                         "gpu_gib": moe["gpu_gib"], "ram_gib": moe["ram_gib"],
                                         "host_gb_s": opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value})
-
-
-def accuracy_for(workload: str, num_devices: int, batch: int) -> dict | None:
-    """The cross-validated error of cases like this one (from ``fitted.PROVENANCE``), or None."""
-    group = "prefill" if workload == "prefill" else (
-        "decode-single-batch1" if num_devices == 1 and batch == 1 else "decode-multi-or-batched")
-    figures = fitted.PROVENANCE.get("cross_validated", {}).get(group)
-    if not figures:
-        return None
-    return {"group": group, **figures}
 
 
 def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, field: str, notes: list) -> dict:

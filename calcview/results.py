@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 import charts
 import l10n
+from calculators import trust
 from calculators.defaults import MAX_DEVICES_FOR_FIT
 from calcview import numbers
 from calcview.markup import el, fill, text
@@ -522,9 +523,7 @@ def speed_html(result: dict, lang: str) -> str:
     accuracy = ""
     figures = result["device"].get("accuracy")
     if figures:
-        accuracy = el("p", text(_t(lang, "accuracy.typical", cases=l10n.format_number(figures["cases"], lang, 0),
-                                   median=l10n.format_number(100 * figures["median_abs_error"], lang, 0),
-                                   p80=l10n.format_number(100 * figures["p80_abs_error"], lang, 0))) + " "
+        accuracy = el("p", text(trust.statement(figures, lang)) + " "
                       + el("a", text(_t(lang, "accuracy.link")), href="../accuracy/"), class_="atlas-calc-accuracy")
     return (headline + accuracy + el("h3", text(_t(lang, "calc.heading.times"))) + table + workload + roofline
             + _notes(result, lang))
