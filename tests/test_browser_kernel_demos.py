@@ -107,7 +107,7 @@ def test_systolic_demo_runs_the_simulator_in_the_page(page, site_server, lang):
 
 def test_systolic_link_runs_at_once(page, site_server):
     page.goto(demo_url(site_server, "de", "systolic", "?size=4&m=6&k=6&n=4"))
-    page.wait_for_function("() => document.querySelector('[data-calc-results] [data-result=\"summary.cycles\"]')"
+    page.wait_for_function("() => document.querySelector('[data-calc-results] [data-result=\"summary.cycles\"]')?"
                            ".dataset.value === '32'", timeout=180_000)
     assert wait_status(page, "ready") == "ready"
     assert page.input_value("#kdemo-systolic-k") == "6"

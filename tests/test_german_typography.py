@@ -11,16 +11,16 @@ import json
 
 import pytest
 from german_typography import (
-    check_banned,
-    check_source_units,
-    markdown_words,
     NBSP,
     NNBSP,
+    check_banned,
+    check_source_units,
     check_text,
     drop_elements,
     html_prose,
     l10n_prose,
     markdown_prose,
+    markdown_words,
     without_names,
 )
 

@@ -13,11 +13,11 @@ import re
 import pytest
 
 import calcview
-from calcview import form
 from calculators.api import handle
 from calculators.cli import main as cli_main
 from calculators.inputs import BY_NAME
 from calculators_support import catalog
+from calcview import form
 
 
 def call(command, params, lang="en"):
