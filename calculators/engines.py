@@ -124,9 +124,7 @@ def weight_family(weights: str) -> str:
 # ``turing_mma_available(cc)`` (int8 mma.sync, compute capability 7.5 and later), and on AMD GPUs with
 # MFMA/WMMA; the kernels themselves (mmq.cuh, ``vec_dot_*_q8_1_mma`` / ``*_dp4a``) are integer dot products.
 # Without int8 tensor cores (Pascal DP4A, Volta at large batches via cuBLAS FP16) the device states no INT8
-# matrix figure and the FP16 one that follows in the chain is taken. On Hopper and Blackwell data-centre GPUs
-# MMQ still issues Turing-style mma.sync, not wgmma/tcgen05, so it reaches a smaller share of the stated INT8
-# peak than on GeForce cards: the fit learns that share per weight family and device class.
+# matrix figure and the FP16 one that follows in the chain is taken.
 # F16 weights: ``ggml_cuda_op_mul_mat_cublas`` (ggml-cuda.cu) calls cublasGemmEx with CUBLAS_COMPUTE_16F on
 # NVIDIA; BF16 weights: cublasGemmEx with CUDA_R_16BF and CUBLAS_COMPUTE_32F.
 _LLAMA_CPP_MMQ_BACKENDS = ("cuda", "rocm")
