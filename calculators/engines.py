@@ -9,18 +9,16 @@ same way everywhere — in the fit, the CLI, the build and the browser:
   Instinct, Apple GPUs, Intel GPUs, unified-memory PCs, other accelerators);
 - ``compute_precisions(engine, device, weights)``: the precisions whose peak
   the engine's matrix products are measured against, most likely first. For
-  llama.cpp on CUDA and ROCm that depends on the weight format: its block
-  quants (K-quants, legacy quants, i-quants, MXFP4) run through the MMQ
-  kernels, which quantise the activations to 8 bits and multiply in INT8
-  (int8 tensor-core MMA from Turing on, WMMA/MFMA on AMD, DP4A on older
-  cards), so the INT8 matrix rate; F16 weights run through cuBLAS with FP16
-  compute, which GeForce cards execute at twice their FP32-accumulate rate
-  (``accumulate``); BF16 weights run through cuBLAS with FP32 compute, the
-  FP32-accumulate BF16 rate that GeForce cards halve and workstation cards do
-  not. On Metal (and in MLX) every format is dequantised to 16 bits.
-  vLLM, SGLang and TensorRT-LLM run FP8 and FP4 checkpoints on FP8/FP4 tensor
-  cores where the GPU has them and 16-bit matrix products for weight-only
-  formats (GPTQ/AWQ Marlin kernels).
+  llama.cpp that is the 16-bit rate for every weight format, with FP16
+  accumulate on NVIDIA GPUs (``accumulate``): its FP16 path runs cuBLAS with
+  FP16 compute, and its quantised MMQ kernels (INT8 dot products of quantised
+  weights and activations on recent builds, DP4A on older ones) reach a
+  fraction of that rate that the fit learns per weight family and device
+  class — the INT8 peak, which a data-centre GPU doubles, predicted their
+  speed worse in cross-validation. vLLM, SGLang and TensorRT-LLM run FP8 and
+  FP4 checkpoints on FP8/FP4 tensor cores where the GPU has them and 16-bit
+  matrix products for weight-only formats (GPTQ/AWQ Marlin kernels); MLX and
+  Metal use the GPU's 16-bit units.
 
 Plain values in, plain values out; standard library only.
 """
@@ -118,24 +116,6 @@ def weight_family(weights: str) -> str:
     return "int4"
 
 
-# llama.cpp's MMQ kernels: the block-quantised GGUF types multiplied in INT8 against activations quantised to
-# q8_1. ``ggml_cuda_should_use_mmq`` (ggml/src/ggml-cuda/mmq.cu, https://github.com/ggml-org/llama.cpp/blob/
-# master/ggml/src/ggml-cuda/mmq.cu) returns true for Q4_0..Q8_0, Q2_K..Q6_K, the IQ types and MXFP4 whenever
-# ``turing_mma_available(cc)`` (int8 mma.sync, compute capability 7.5 and later), and on AMD GPUs with
-# MFMA/WMMA; the kernels themselves (mmq.cuh, ``vec_dot_*_q8_1_mma`` / ``*_dp4a``) are integer dot products.
-# Without int8 tensor cores (Pascal DP4A, Volta at large batches via cuBLAS FP16) the device states no INT8
-# matrix figure and the FP16 one that follows in the chain is taken.
-# F16 weights: ``ggml_cuda_op_mul_mat_cublas`` (ggml-cuda.cu) calls cublasGemmEx with CUBLAS_COMPUTE_16F on
-# NVIDIA; BF16 weights: cublasGemmEx with CUDA_R_16BF and CUBLAS_COMPUTE_32F.
-_LLAMA_CPP_MMQ_BACKENDS = ("cuda", "rocm")
-
-
-def uses_mmq(engine: str, device: dict, weights: str) -> bool:
-    """llama.cpp multiplies ``weights`` in INT8 (its MMQ kernels) on ``device``."""
-    return (engine == "llama.cpp" and (is_gguf(weights) or weights == "mxfp4")
-            and backend(engine, device) in _LLAMA_CPP_MMQ_BACKENDS)
-
-
 def compute_precisions(engine: str, device: dict, weights: str) -> tuple[str, ...]:
     """Precisions the engine's matrix products run in for ``weights``, preferred first.
 
@@ -144,10 +124,8 @@ def compute_precisions(engine: str, device: dict, weights: str) -> tuple[str, ..
     cls = device_class(device)
     if weights in _FLOAT_FORMATS:
         return (weights, "fp16", "bf16") if weights != "fp32" else ("fp32", "tf32")
-    if uses_mmq(engine, device, weights):
-        return ("int8", "fp16", "bf16")
     if engine == "llama.cpp":
-        return ("fp16", "bf16")  # Metal, SYCL, Vulkan: dequantised to 16 bits
+        return ("fp16", "bf16")
     if engine in ("mlx",) or cls == "apple":
         return ("fp16", "bf16")
     if weights in ("fp8", "fp8_block"):
@@ -160,10 +138,9 @@ def compute_precisions(engine: str, device: dict, weights: str) -> tuple[str, ..
 
 
 def accumulate(engine: str, device: dict, weights: str) -> str | None:
-    """The accumulator whose rate the engine's matrix products are measured against: llama.cpp runs F16 weights
+    """The accumulator whose rate the engine's matrix products are measured against: llama.cpp runs FP16 weights
     through cuBLAS with FP16 compute on NVIDIA GPUs, which GeForce cards execute at twice their FP32-accumulate
-    rate; quantised weights that fall back to the FP16 figure (no INT8 matrix unit) are dequantised onto the same
-    cuBLAS path. BF16 weights accumulate in FP32 (None: the stated figure)."""
+    rate, and its quantised kernels are referred to the same rate."""
     if engine == "llama.cpp" and (weights == "fp16" or is_gguf(weights) or weights == "mxfp4") \
             and device_class(device).startswith("nvidia"):
         return "fp16"
