@@ -176,3 +176,15 @@ def test_refused_measurements_are_counted_per_reason_and_source(dataset):
 def test_the_fit_is_dated_by_its_data_not_by_the_day_it_ran(dataset):
     newest = max(e["source"]["accessed"] for e in dataset.inference.values())
     assert fit_speed.data_date(dataset) == newest == fitted.PROVENANCE["date"]
+
+
+@pytest.mark.parametrize("weights, low, high", [("q4_k_m", 0.8, 1.25), ("q8_0", 0.8, 1.25), ("bf16", 1.8, 2.6)])
+def test_same_chip_prefill_differs_only_where_the_hardware_does(weights, low, high):
+    """RTX PRO 6000 Blackwell and RTX 5090 are both GB202: with quantised weights (llama.cpp) their prefill differs
+    by the clocks and the FP16 rate only; with BF16 weights llama.cpp multiplies through cuBLAS with FP32
+    accumulation, which GeForce cards run at half rate (209.5 against 500 TFLOP/s), so about 2x is the hardware's
+    own gap, not a modelling error (issue 33 reported it as one)."""
+    r = ok("speed", model="llama-3.1-8b", workload="prefill", weights=weights, device="rtx-pro-6000-blackwell",
+           baseline="rtx-5090")
+    assert r["comparison"]["direction"] == "faster"
+    assert low <= r["speedup"] <= high
