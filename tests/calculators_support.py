@@ -30,3 +30,19 @@ def errors(command: str, lang: str = "en", **params) -> list[dict]:
     response = handle({"command": command, "params": params, "lang": lang}, catalog())
     assert not response["ok"], response
     return response["errors"]
+
+
+def result(command: str, params: dict, lang: str = "en") -> dict:
+    """The estimator's result for ``params`` (a dict, as the page sends it); the request must succeed."""
+    response = handle({"command": command, "params": params, "lang": lang}, catalog())
+    assert response["ok"], response.get("errors")
+    return response["result"]
+
+
+def rendered(command: str, params: dict, lang: str = "en") -> dict:
+    """What the page's renderer returns for ``params`` (html, summary, result); the request must succeed."""
+    import calcview
+
+    out = calcview.render({"command": command, "params": params, "lang": lang}, catalog())
+    assert out["ok"], out.get("errors")
+    return out

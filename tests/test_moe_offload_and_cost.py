@@ -22,25 +22,14 @@ import json
 
 import pytest
 
-import calcview
 import l10n
-from calculators.api import handle
 from calculators.cli import main as cli_main
-from calculators_support import catalog
+from calculators_support import catalog, rendered, result
 
 QWEN_16GB = {"model": "qwen3-30b-a3b", "weights": "q4_k_m", "context": 32768, "device": "rtx-4060-ti-16gb"}
 
 
-def call(command, params, lang="en"):
-    response = handle({"command": command, "params": params, "lang": lang}, catalog())
-    assert response["ok"], response.get("errors")
-    return response["result"]
-
-
-def view(command, params, lang="en"):
-    out = calcview.render({"command": command, "params": params, "lang": lang}, catalog())
-    assert out["ok"], out.get("errors")
-    return out
+call, view = result, rendered  # the shared helpers of calculators_support, by this file's names
 
 
 def test_memory_verdict_suggests_experts_in_system_ram_with_their_speed():

@@ -12,22 +12,10 @@ import json
 
 import pytest
 
-import calcview
-from calculators.api import handle
 from calculators.cli import main as cli_main
-from calculators_support import catalog
+from calculators_support import catalog, rendered, result
 
-
-def call(command, params, lang="en"):
-    response = handle({"command": command, "params": params, "lang": lang}, catalog())
-    assert response["ok"], response.get("errors")
-    return response["result"]
-
-
-def view(command, params, lang="en"):
-    out = calcview.render({"command": command, "params": params, "lang": lang}, catalog())
-    assert out["ok"], out.get("errors")
-    return out
+call, view = result, rendered  # the shared helpers of calculators_support, by this file's names
 
 
 @pytest.mark.parametrize("device", ["apple-m3-max", "apple-m4-max", "ryzen-ai-max-395"])
