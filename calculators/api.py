@@ -17,6 +17,7 @@ import math
 
 import l10n
 from calculators import devices as dev
+from calculators import measured
 from calculators.catalog import Catalog, CatalogError
 from calculators.inputs import CUSTOM, parse
 from calculators.memory import (
@@ -177,7 +178,25 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     result["weights_source"] = _weights_source(values, published) if model is not None else None
     result["reason"] = why.render(lang) if why else None
     result["notes"] = [n.render(lang) for n in notes]
+    result["measured"] = measured_beside(result, values, model, catalog)
     return result
+
+
+def measured_beside(result: dict, values: dict, model: ModelSpec | None, catalog: Catalog) -> dict | None:
+    """Published measurements of this device (and baseline) with this or a similar model (``calculators.measured``):
+    ``{"device": {"cases", "total"}, "baseline": ... | None}``; None for workloads that are not an LLM phase."""
+    if model is None or result["workload"] not in ("decode", "prefill"):
+        return None
+
+    def listed(which: str, choice: str | None):
+        entry = result[which]
+        if not choice or not entry:
+            return None
+        return measured.alongside(catalog.measurements, catalog.models, choice, model, result["workload"],
+                                  num_devices=result["num_devices"], batch=result["batch"], weights=result["weights"],
+                                  engine=entry.get("engine"))
+
+    return {"device": listed("device", values["device"]), "baseline": listed("baseline", values["baseline"])}
 
 
 def non_finite(value, path: str = "") -> str | None:

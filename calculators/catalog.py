@@ -50,6 +50,9 @@ class Catalog:
     devices: dict = field(default_factory=Devices)
     models: dict = field(default_factory=dict)
     prices: dict = field(default_factory=dict)  # {device id: [{kind, usd per device, as_of, provider, ...}]}
+    # published speed measurements, one dict per case ({device, model, engine, ..., decode_tokens_per_s, source: {id,
+    # url, title, publisher}}); listed beside an estimate by ``calculators.measured``, never used to make one
+    measurements: list = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: dict) -> Catalog:
@@ -62,7 +65,8 @@ class Catalog:
         devices, models, prices = data.get("devices", {}), data.get("models", {}), data.get("prices", {})
         if not isinstance(devices, dict) or not isinstance(models, dict) or not isinstance(prices, dict):
             raise CatalogError("'devices', 'models' and 'prices' must be objects keyed by id")
-        return cls(devices=Devices(devices), models=dict(models), prices=dict(prices))
+        return cls(devices=Devices(devices), models=dict(models), prices=dict(prices),
+                   measurements=measurement_rows(data.get("measurements")))
 
     @classmethod
     def from_json(cls, text: str) -> Catalog:
@@ -74,3 +78,21 @@ class Catalog:
 
     def model_ids(self) -> list[str]:
         return sorted(self.models)
+
+
+def measurement_rows(table) -> list[dict]:
+    """The export's measurement table (``atlas.export.measured_rows``) as one dict per case; [] when absent.
+
+    Raises ``CatalogError`` for a table of another shape."""
+    if table is None:
+        return []
+    try:
+        columns, sources = table["columns"], table["sources"]
+        out = []
+        for row in table["rows"]:
+            case = {key: value for key, value in zip(columns, row, strict=True) if value is not None}
+            case["source"] = sources[case["source"]]
+            out.append(case)
+        return out
+    except (KeyError, TypeError, IndexError, ValueError) as exc:
+        raise CatalogError("'measurements' must be a table of columns, rows and sources") from exc

@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 
 import l10n
+from calculators import measured
 from calculators.api import handle
 from calculators.catalog import Catalog, CatalogError
 from calculators.inputs import params_for
@@ -220,7 +221,30 @@ def speed_table(result: dict, lang: str) -> str:
             line += " " + t("compare.engine_same" if engine == base_engine else "compare.engines", **names,
                             engine=t(f"engine.{engine}"), baseline_engine=t(f"engine.{base_engine}"))
         lines.append(line)
-    return "\n".join(lines + _notes(result, lang))
+    return "\n".join(lines + _measured(result, lang) + _notes(result, lang))
+
+
+def _measured(result: dict, lang: str) -> list[str]:
+    """What others measured on the device and the baseline (``calculators.measured``), each row with its source."""
+    lines = []
+    for which in ("device", "baseline"):
+        listed = (result.get("measured") or {}).get(which)
+        if listed is None:
+            continue
+        name = result[which]["name"]
+        lines += ["", l10n.t(lang, "measured.cli_heading", device=name) + ":"]
+        if not listed["cases"]:
+            lines.append("- " + l10n.t(lang, "measured.none", device=name))
+            continue
+        for row in listed["cases"]:
+            text = measured.described(row, lang)
+            source = row.get("source", {})
+            lines.append(f"- {text['tokens_per_s']} {l10n.t(lang, 'measured.tokens_per_s')}: {text['model']}, {text['engine']}, "
+                         f"{text['setup']}; {source.get('publisher', '')} {text['date']} <{source.get('url', '')}>")
+        if listed["total"] > len(listed["cases"]):
+            lines.append("  " + l10n.t(lang, "measured.more", count=l10n.format_number(listed["total"], lang, 0),
+                                       shown=l10n.format_number(len(listed["cases"]), lang, 0)))
+    return lines
 
 
 def _imported(request: dict, catalog: Catalog, args) -> dict:

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 import charts
 import l10n
-from calculators import trust
+from calculators import measured, trust
 from calculators.defaults import MAX_DEVICES_FOR_FIT
 from calcview import numbers
 from calcview.markup import el, fill, text
@@ -525,8 +525,50 @@ def speed_html(result: dict, lang: str) -> str:
     if figures:
         accuracy = el("p", text(trust.statement(figures, lang)) + " "
                       + el("a", text(_t(lang, "accuracy.link")), href="../accuracy/"), class_="atlas-calc-accuracy")
-    return (headline + accuracy + el("h3", text(_t(lang, "calc.heading.times"))) + table + workload + roofline
-            + _notes(result, lang))
+    return (headline + accuracy + el("h3", text(_t(lang, "calc.heading.times"))) + table + workload
+            + measured_html(result, lang) + roofline + _notes(result, lang))
+
+
+def _source_link(row: dict, lang: str) -> str:
+    source = row.get("source") or {}
+    url, label = str(source.get("url", "")), str(source.get("publisher") or source.get("title") or "")
+    shown = text(label) + (" " + text(row["date"]) if row.get("date") else "")
+    if url.startswith(("https://", "http://")):
+        return el("a", shown, href=url, title=str(source.get("title", "")), rel="noopener")
+    return shown
+
+
+def measured_html(result: dict, lang: str) -> str:
+    """The published measurements beside the estimate (``result["measured"]``, see ``calculators.measured``):
+    one table per device with each case's model, engine, setup, tokens/s and source; labelled as measured."""
+    listed_by = result.get("measured") or {}
+    parts = []
+    for which in ("device", "baseline"):
+        listed = listed_by.get(which)
+        if listed is None or not result.get(which):
+            continue
+        name = result[which]["name"]
+        if not listed["cases"]:
+            parts.append(el("p", text(_t(lang, "measured.none", device=name)), class_="atlas-calc-measured-none",
+                            data_measured=which))
+            continue
+        rows = []
+        for i, row in enumerate(listed["cases"]):
+            shown = measured.described(row, lang)
+            rows.append(el("tr", el("td", text(shown["model"])) + el("td", text(shown["engine"]))
+                           + el("td", text(shown["setup"]))
+                           + value("td", f"measured.{which}.cases[{i}].tokens_per_s", row["tokens_per_s"], shown["tokens_per_s"])
+                           + el("td", _source_link(row, lang))))
+        head = [_t(lang, f"measured.col.{col}") for col in ("model", "engine", "setup", "tokens_per_s", "source")]
+        more = ""
+        if listed["total"] > len(listed["cases"]):
+            more = el("p", text(_t(lang, "measured.more", count=l10n.format_number(listed["total"], lang, 0),
+                                   shown=l10n.format_number(len(listed["cases"]), lang, 0))))
+        parts.append(el("div", el("p", text(_t(lang, "measured.intro", device=name))) + _table(head, rows) + more,
+                        class_="atlas-calc-measured", data_measured=which))
+    if not parts:
+        return ""
+    return el("h3", text(_t(lang, "measured.heading"))) + "".join(parts)
 
 
 def _roofline(result: dict, lang: str) -> str:
