@@ -269,13 +269,7 @@ def gpu_share_list(devices: dict, lang: str) -> str:
 # ---------------------------------------------------------------------------
 
 
-def cost_params(device: str, model: str, weights: str, engine: str, batch: int, context: int,
-                basis: str) -> dict:
-    """The speed calculator's inputs for one cost case: ``basis`` "cloud" (the data set's cloud median) or
-    "purchase" (the data set's newest purchase price, passed as ``purchase_usd``, amortised over 3 years)."""
-    params = {"model": model, "weights": weights, "workload": "decode", "device": device, "engine": engine,
-              "batch": batch, "context": context}
-    return params
+AMORTISATION_YEARS = 3  # the speed calculator's default
 
 
 def cost_answer(catalog, prices: dict, params: dict, basis: str, lang: str) -> dict:
@@ -286,12 +280,46 @@ def cost_answer(catalog, prices: dict, params: dict, basis: str, lang: str) -> d
         if bought is None:
             raise EstimateError(f"{params['device']} has no purchase price in data/prices")
         params["purchase_usd"] = bought["usd_mid"]
-        params["amortisation_years"] = 3
+        params["amortisation_years"] = AMORTISATION_YEARS
     answer = estimate("speed", params, lang, catalog)
     found = answer["device"]["cost"]
     if not found or found.get("basis") != basis:
         raise EstimateError(f"{params['device']}: no {basis} cost ({found!r})")
     return {"params": params, "cost": found, "result": answer}
+
+
+def cost_rows(catalog, prices: dict, devices: tuple, batches: tuple, params: dict, lang: str) -> list[dict]:
+    """For each device and number of concurrent sequences: total tokens/s and US$ per million tokens rented
+    (cloud median) and bought (purchase amortised round the clock), with the calculator inputs of each."""
+    rows = []
+    for device in devices:
+        for batch in batches:
+            base = {"workload": "decode", **params, "device": device, "batch": batch}
+            rented = cost_answer(catalog, prices, base, "cloud", lang)
+            bought = cost_answer(catalog, prices, base, "purchase", lang)
+            rows.append({"device": device, "batch": batch, "tokens_per_s": rented["result"]["device"]["tokens_per_s"],
+                         "fits": rented["result"]["fits"], "cloud": rented, "purchase": bought})
+    return rows
+
+
+def cost_table(catalog, prices: dict, devices_data: dict, devices: tuple, batches: tuple, params: dict, lang: str,
+               link) -> str:
+    cols = ("machine", "batch", "throughput", "per_million_cloud", "per_million_purchase")
+    head = "".join(f'<th scope="col">{escape(l10n.t(lang, f"buyer.col.{k}"))}</th>' for k in cols)
+    body = []
+    for r in cost_rows(catalog, prices, devices, batches, params, lang):
+        if not r["fits"]:
+            raise EstimateError(f"{r['device']} with batch {r['batch']} does not fit: the cost table shows only cases that do")
+        cells = [escape(machine_name(devices_data[r["device"]], 1, lang)), escape(_num(r["batch"], lang)),
+                 escape(l10n.format_significant(r["tokens_per_s"], lang, 3))]
+        for basis in ("cloud", "purchase"):
+            answer = r[basis]
+            text = _unit(l10n.format_significant(answer["cost"]["usd_per_million_tokens"], lang, 3), "unit.usd", lang)
+            cells.append(f'<a href="{escape(link("speed", answer["params"]))}">{escape(text)}</a>')
+        body.append(f'<tr data-device="{escape(r["device"])}" data-batch="{r["batch"]}">'
+                    + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return (f'<table class="atlas-table"><thead><tr>{head}</tr></thead><tbody>'
+            + "".join(body) + "</tbody></table>")
 
 
 def break_even_share(purchase_usd_per_hour: float, cloud_usd_per_hour: float) -> float:
@@ -347,6 +375,33 @@ def register(env, ctx):
     def purchase_usd(device):
         bought = cost.purchase_price(prices()[device])
         return escape(_unit(_num(bought["usd_mid"], ctx.lang()), "unit.usd", ctx.lang()))
+
+    @env.macro
+    def cost_table_html(devices, batches, **params):
+        """Tokens/s and US$ per million tokens, rented and bought, for ``devices`` × ``batches``."""
+        return cost_table(ctx.catalog(), prices(), ctx.dataset.devices, tuple(devices), tuple(batches), params,
+                          ctx.lang(), link)
+
+    @env.macro
+    def amortised_per_year(device):
+        """The newest purchase price spread over the calculator's amortisation years, per year."""
+        bought = cost.purchase_price(prices()[device])
+        return escape(_unit(_num(bought["usd_mid"] / AMORTISATION_YEARS, ctx.lang()), "unit.usd", ctx.lang()))
+
+    @env.macro
+    def amortisation_years():
+        return _num(AMORTISATION_YEARS, ctx.lang())
+
+    @env.macro
+    def cloud_providers(device):
+        """How many providers the cloud median is taken over, and the month of the newest price."""
+        median = cost.cloud_median(prices()[device])
+        return escape(l10n.t(ctx.lang(), "buyer.cloud_basis", count=_num(median["providers"], ctx.lang()),
+                             as_of=median["as_of"]))
+
+    @env.macro
+    def purchase_kind(device):
+        return escape(l10n.t(ctx.lang(), "price." + cost.purchase_price(prices()[device])["kind"]))
 
     @env.macro
     def purchase_as_of(device):
