@@ -107,7 +107,8 @@ def machine_table(devices: dict, prices: dict, lang: str) -> str:
         if r["price"]:
             p = r["price"]
             price = (_unit(_num(r["price_usd"], lang), "unit.usd", lang)
-                     + l10n.t(lang, "buyer.price_note", kind=l10n.t(lang, "price." + p["kind"]), as_of=p["as_of"]))
+                     + l10n.t(lang, "buyer.price_note", kind=l10n.t(lang, "price." + p["kind"]),
+                            as_of=l10n.format_month(p["as_of"], lang)))
             price = escape(price) + " " + source_link(p["source_title"], p["source_url"])
         else:
             price = none
@@ -352,6 +353,15 @@ def register(env, ctx):
         return gpu_share_list(ctx.dataset.devices, ctx.lang())
 
     @env.macro
+    def measured_run(source, field, note, decimals=0, **match):
+        """One measured figure of ``source``: the single case matching ``match`` whose note contains ``note``
+        (sources that file several runs of the same case, e.g. one per driver)."""
+        case = _case(ctx.dataset.inference, source, match, note, field)
+        if case is None:
+            raise ValueError(f"{source}: no case matches {match} with {note!r} for {field}")
+        return escape(l10n.format_number(case[field], ctx.lang(), decimals))
+
+    @env.macro
     def fit_context():
         return _num(FIT_CONTEXT, ctx.lang())
 
@@ -396,8 +406,9 @@ def register(env, ctx):
     def cloud_providers(device):
         """How many providers the cloud median is taken over, and the month of the newest price."""
         median = cost.cloud_median(prices()[device])
-        return escape(l10n.t(ctx.lang(), "buyer.cloud_basis", count=_num(median["providers"], ctx.lang()),
-                             as_of=median["as_of"]))
+        key = "buyer.cloud_basis_one" if median["providers"] == 1 else "buyer.cloud_basis"
+        return escape(l10n.t(ctx.lang(), key, count=_num(median["providers"], ctx.lang()),
+                             as_of=l10n.format_month(median["as_of"], ctx.lang())))
 
     @env.macro
     def purchase_kind(device):
@@ -405,7 +416,7 @@ def register(env, ctx):
 
     @env.macro
     def purchase_as_of(device):
-        return escape(cost.purchase_price(prices()[device])["as_of"])
+        return escape(l10n.format_month(cost.purchase_price(prices()[device])["as_of"], ctx.lang()))
 
     @env.macro
     def break_even(device, **params):
@@ -417,8 +428,9 @@ def register(env, ctx):
         return escape(l10n.t(ctx.lang(), "buyer.percent", value=l10n.format_number(share * 100, ctx.lang(), 0)))
 
     @env.macro
-    def cost_link(device, basis, text, **params):
+    def cost_link(device, basis, text=None, **params):
         """A link to the speed calculator with the cost inputs of ``basis``."""
         answer = cost_answer(ctx.catalog(), prices(), {"workload": "decode", "device": device, **params}, basis,
                              ctx.lang())
-        return f"[{text}]({link('speed', answer['params'])})"
+        label = text if text is not None else l10n.t(ctx.lang(), "estimate.link.speed")
+        return f"[{label}]({link('speed', answer['params'])})"
