@@ -12,6 +12,7 @@ from __future__ import annotations
 from atlas.dataset import load_dataset
 from macros import (
     accuracy_macros,
+    buyer,
     calculator_macros,
     charts_macros,
     content_macros,
@@ -27,7 +28,7 @@ from macros.macro_context import Context
 
 # Each module here defines register(env, ctx). Add a new area's module to this list.
 AREAS = [site_macros, charts_macros, content_macros, kernels_macros, guide_macros, estimate_macros, calculator_macros,
-         kernel_demo_macros, download_macros, accuracy_macros, quantisation_macros]
+         kernel_demo_macros, download_macros, accuracy_macros, quantisation_macros, buyer]
 
 
 def define_env(env):
