@@ -11,7 +11,7 @@ from atlas.errors import DataValidationError
 from atlas.schema import schema_problems
 from conftest import REPO_ROOT
 
-TODAY = datetime.date(2026, 12, 3)
+TODAY = datetime.date(2026, 12, 5)  # on or after the newest access date in data/
 PRICE_FILES = sorted((REPO_ROOT / "data" / "prices").glob("*.yaml"))
 
 
