@@ -17,7 +17,7 @@ import math
 
 import l10n
 from calculators import devices as dev
-from calculators import measured
+from calculators import measured, planner
 from calculators.catalog import Catalog, CatalogError
 from calculators.inputs import CUSTOM, parse
 from calculators.memory import (
@@ -179,6 +179,13 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     result["reason"] = why.render(lang) if why else None
     result["notes"] = [n.render(lang) for n in notes]
     result["measured"] = measured_beside(result, values, model, catalog)
+    result["plan"] = None
+    if opts.target_tokens_per_s is not None and model is not None and opts.workload == "decode" \
+            and not opts.roofline_only:
+        result["plan"] = planner.plan(model, opts, values["device"], catalog.devices[values["device"]],
+                                      opts.target_tokens_per_s, catalog.prices.get(values["device"]))
+    elif opts.target_tokens_per_s is not None:
+        result["notes"].append(Message("note.plan_decode_only", {}).render(lang))
     return result
 
 

@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 import l10n
-from calculators import measured
+from calculators import measured, planner
 from calculators.api import handle
 from calculators.catalog import Catalog, CatalogError
 from calculators.inputs import params_for
@@ -221,7 +221,25 @@ def speed_table(result: dict, lang: str) -> str:
             line += " " + t("compare.engine_same" if engine == base_engine else "compare.engines", **names,
                             engine=t(f"engine.{engine}"), baseline_engine=t(f"engine.{base_engine}"))
         lines.append(line)
-    return "\n".join(lines + _measured(result, lang) + _notes(result, lang))
+    return "\n".join(lines + _plan(result, lang) + _measured(result, lang) + _notes(result, lang))
+
+
+def _plan(result: dict, lang: str) -> list[str]:
+    """The serving plan (``calculators.planner``): its sentences and tokens/s against concurrency."""
+    found = result.get("plan")
+    if not found:
+        return []
+    t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
+    lines = ["", t("plan.cli_heading", target=l10n.format_significant(found["target_tokens_per_s"], lang, 3)) + ":"]
+    lines += planner.sentences(found, result["device"]["name"], result["num_devices"], result["context"], lang)
+    head = [t("plan.col.users"), t("plan.col.per_user"), t("plan.col.total"), t("plan.col.fits")]
+    lines += ["", "  ".join(f"{h:>18}" for h in head)]
+    for point in found["curve"]:
+        cells = [l10n.format_number(point["concurrency"], lang, 0),
+                 l10n.format_significant(point["tokens_per_s_per_user"], lang, 3),
+                 l10n.format_number(point["tokens_per_s_total"], lang, 0), t("yes" if point["fits"] else "no")]
+        lines.append("  ".join(f"{c:>18}" for c in cells))
+    return lines
 
 
 def _measured(result: dict, lang: str) -> list[str]:

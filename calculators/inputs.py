@@ -165,6 +165,8 @@ PARAMETERS: tuple[Param, ...] = (
     Param("moe_offload", "choice", BOTH, "mixture of experts: routed experts in system RAM, the rest on the GPU "
           "(experts: all of them, llama.cpp -ot exps=CPU; fit: the fewest MoE layers that make the rest fit, "
           "llama.cpp --n-cpu-moe N)", choices=("experts", "fit")),
+    Param("target_tokens_per_s", "float", SPEED, "serving planner (decode): the speed each user must keep, in "
+          "tokens/s; the answer gives how many concurrent users the devices sustain at it", None, 0, 1_000_000, True),
     Param("host_bandwidth_gb_s", "float", SPEED, "system memory bandwidth in GB/s for offloaded layers "
           f"(default {d.DEFAULT_HOST_BANDWIDTH.value} GB/s, dual-channel DDR5-5600)", None, 0, 100_000, True),
 )

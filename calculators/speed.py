@@ -72,6 +72,7 @@ class SpeedOptions:
     baseline_price_per_hour: float | None = None  # the baseline's own prices: a device's never apply to it
     baseline_purchase_usd: float | None = None
     moe_offload: str | None = None  # mixture of experts: "experts" (all in system RAM) | "fit" (as few as needed)
+    target_tokens_per_s: float | None = None  # serving planner: the decode speed each user keeps (calculators.planner)
 
     @property
     def roofline_only(self) -> bool:

@@ -34,6 +34,7 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
     "speed": [
         ("main", None, ("model", "workload", "device", "baseline", "weights", "kv_cache", "context", "batch")),
         ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
+        ("serving", "workload=decode", ("target_tokens_per_s",)),
         ("training", "workload=training", ("tokens", "gradient_checkpointing")),
         ("kernel", "workload=kernel", ("flops", "bytes")),
         ("placement", None, ("engine", "num_devices", "split", "gpu_layers", "moe_offload", "host_bandwidth_gb_s")),

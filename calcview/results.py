@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 import charts
 import l10n
-from calculators import measured, trust
+from calculators import measured, planner, trust
 from calculators.defaults import MAX_DEVICES_FOR_FIT
 from calcview import numbers
 from calcview.markup import el, fill, text
@@ -526,7 +526,30 @@ def speed_html(result: dict, lang: str) -> str:
         accuracy = el("p", text(trust.statement(figures, lang)) + " "
                       + el("a", text(_t(lang, "accuracy.link")), href="../accuracy/"), class_="atlas-calc-accuracy")
     return (headline + accuracy + el("h3", text(_t(lang, "calc.heading.times"))) + table + workload
-            + measured_html(result, lang) + roofline + _notes(result, lang))
+            + plan_html(result, lang) + measured_html(result, lang) + roofline + _notes(result, lang))
+
+
+def plan_html(result: dict, lang: str) -> str:
+    """The serving plan (``result["plan"]``, see ``calculators.planner``): the answer in words, the accuracy of
+    its group, and per-user and total tokens/s against the number of users."""
+    found = result.get("plan")
+    if not found:
+        return ""
+    said = planner.sentences(found, result["device"]["name"], result["num_devices"], result["context"], lang)
+    body = value("p", "plan.concurrency", found["concurrency"], said[0], class_="atlas-calc-plan")
+    body += "".join(el("p", text(sentence)) for sentence in said[1:])
+    if found.get("accuracy"):
+        body += el("p", text(trust.statement(found["accuracy"], lang)), class_="atlas-calc-accuracy")
+    rows = []
+    for i, point in enumerate(found["curve"]):
+        rows.append(el("tr", el("td", text(l10n.format_number(point["concurrency"], lang, 0)))
+                       + value("td", f"plan.curve[{i}].tokens_per_s_per_user", point["tokens_per_s_per_user"],
+                               numbers.significant(point["tokens_per_s_per_user"], lang))
+                       + value("td", f"plan.curve[{i}].tokens_per_s_total", point["tokens_per_s_total"],
+                               l10n.format_number(point["tokens_per_s_total"], lang, 0))
+                       + el("td", text(_t(lang, "yes" if point["fits"] else "no")))))
+    head = [_t(lang, f"plan.col.{col}") for col in ("users", "per_user", "total", "fits")]
+    return el("h3", text(_t(lang, "plan.heading"))) + el("div", body + _table(head, rows), data_plan="device")
 
 
 def _source_link(row: dict, lang: str) -> str:

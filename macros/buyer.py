@@ -16,12 +16,10 @@ calculator with the same inputs. The tables are built by plain functions here (`
 
 from __future__ import annotations
 
-from html import escape
-
 import l10n
 from atlas.chart_estimates import EstimateError, estimate
-from atlas.prices import source_link
-from atlas.quantisation import measured_case
+from atlas.safe import http_url
+from atlas.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
 from calculators import cost
 from calculators.devices import configurations, gpu_share
 from macros.estimate_macros import calculator_href
@@ -59,6 +57,12 @@ MEASURED = (
     ("xiongjiedai-gpu-benchmarks-llama3", {"device": "rtx-4090", "model": "llama-3-70b", "weights": "q4_k_m",
                                            "num_devices": 4}, None, "llama.cpp", SHORT),
 )
+
+
+def source_link(title: str, url: str) -> str:
+    """The source's title, linked when its URL is http(s); the title as plain text in a Markdown page."""
+    safe = http_url(url)
+    return f'<a href="{escape(safe)}" rel="noopener">{escape(title)}</a>' if safe else f"<span>{escape(title)}</span>"
 
 
 def _num(value: float, lang: str, decimals: int = 0) -> str:

@@ -29,6 +29,14 @@ PLAIN = "Plain text"
 ELECTRICITY = "eu-nonhousehold-low-2023h2"  # a stored electricity price (atlas.reference_prices)
 
 
+def strix_vulkan_prefill(dataset) -> float:
+    """The first Vulkan prefill figure of gpt-oss-120b at 32k context in the Strix Halo source."""
+    entry = dataset.inference["kyuz0-strix-halo-toolboxes-bench"]
+    return next(case["prefill_tokens_per_s"] for case in entry["cases"]
+                if case.get("model") == "gpt-oss-120b" and case.get("context_depth") == 32768
+                and case.get("backend") == "vulkan" and "prefill_tokens_per_s" in case)
+
+
 def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
     """How each macro is called here; every registered macro needs an entry (see the test below)."""
     priced = next(
@@ -70,6 +78,28 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
         "accuracy_worst": [((5,), {})],
         "accuracy_sources": [((), {})],
         "accuracy_figure_of": [(("prefill", "within_0.67_1.5"), {}), (("<script>", "x"), {})],
+        # the buyer's guides (macros/buyer.py): local machines and cost
+        "machine_table_html": [((), {})],
+        "fit_table_html": [((), {})],
+        "measured_table_html": [((), {})],
+        "gpu_share_html": [((), {})],
+        "fit_context": [((), {})],
+        # selected by a number, not by its note (the hostile data set replaces every note)
+        "measured_run": [(("kyuz0-strix-halo-toolboxes-bench", "prefill_tokens_per_s", None),
+                          {"model": "gpt-oss-120b", "context_depth": 32768, "backend": "vulkan",
+                           "prefill_tokens_per_s": strix_vulkan_prefill(dataset)})],
+        "usd_per_hour": [(("rtx-4090", basis), {"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048, "batch": 8}) for basis in ("cloud", "purchase")],
+        "usd_per_million": [(("rtx-4090", basis), {"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048, "batch": 8}) for basis in ("cloud", "purchase")],
+        "purchase_usd": [(("rtx-4090",), {})],
+        "cost_table_html": [((), {"devices": ["rtx-4090", "h100-pcie"], "batches": [1, 8],
+                                   "model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048})],
+        "amortised_per_year": [(("rtx-4090",), {})],
+        "amortisation_years": [((), {})],
+        "cloud_providers": [(("rtx-4090",), {})],
+        "purchase_kind": [(("rtx-4090",), {})],
+        "purchase_as_of": [(("rtx-4090",), {})],
+        "break_even": [(("rtx-4090",), {"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048, "batch": 8})],
+        "cost_link": [(("rtx-4090", "purchase"), {"text": PLAIN, **{"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048, "batch": 8}})],
         "accuracy_count": [(("cases",), {}), (("sources",), {})],
         "memory_breakdown_chart": [
             (

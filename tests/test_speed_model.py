@@ -84,9 +84,28 @@ def test_unified_memory_share_applies_to_the_fit_verdict():
 
 
 def test_device_without_a_compute_peak_still_gets_a_decode_estimate():
-    r = ok("speed", model="llama-3.1-8b", weights="q4_k_m", device="apple-m4-max")
+    r = ok("speed", model="llama-3.1-8b", weights="q4_k_m", device="ryzen-ai-max-385")
     assert r["device"]["peak_tflops"] is None and r["device"]["tokens_per_s"] > 0
     assert "note.no_compute_peak" in {n["key"] for n in r["notes"]}
+
+
+def test_apple_m4_max_prefill_answers_from_its_estimated_gpu_peak():
+    """Issue 33: the M4 family states a GPU figure (estimated from cores, ALUs and clock), so prefill is answered."""
+    r = ok("speed", model="qwen3-30b-a3b", weights="mlx_4bit", device="apple-m4-max", workload="prefill")
+    device = r["device"]
+    assert device["unit"] == "vector" and device["precision"] == "fp16" and device["tokens_per_s"] > 0
+    assert device["peak_tflops"] == next(c["tflops"] for c in catalog().devices["apple-m4-max"]["compute"]
+                                         if c["precision"] == "fp16" and c["unit"] == "vector")
+    assert "note.vector_unit" in {n["key"] for n in r["notes"]}
+
+
+def test_decode_on_a_vector_unit_pays_no_separate_compute_term_at_batch_1():
+    """Matrix-vector products on a vector unit overlap the weight reads; batched decode and matrix units keep it."""
+    single = terms("llama-3.1-8b", "apple-m4-max", sm.Case("decode", "q4_k_m", context=1))
+    batched = terms("llama-3.1-8b", "apple-m4-max", sm.Case("decode", "q4_k_m", context=1, batch=8))
+    tensor = terms("llama-3.1-8b", "rtx-4090", sm.Case("decode", "q4_k_m", context=1))
+    assert single.peak_unit == "vector" and not single.x["compute_decode"]
+    assert batched.x["compute_decode"] > 0 and tensor.x["compute_decode"] > 0
 
 
 def test_rubin_against_b200_uses_a_matrix_estimate_never_the_vector_unit():
