@@ -232,10 +232,12 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         if split == "tensor":
             linear, attention_flops = linear / n, attention_flops / n
         if case.phase == "decode":
-            # A vector unit's matrix-vector products overlap the weight reads they wait for, so decode pays no
-            # separate compute term there (cross-validated: with it, Apple GPUs' decode came out 20-30 % slow).
-            if peak.unit == "matrix" or case.batch > 1:
-                x["compute_decode"] = linear / peak_flops
+            if peak.unit != "matrix":
+                # On a vector unit one sequence's matrix-vector products overlap the weight reads they wait for;
+                # each further sequence adds its FLOPs (cross-validated: charging the first one too made Apple
+                # GPUs' decode 20-30 % slow).
+                linear *= (case.batch - 1) / case.batch
+            x["compute_decode"] = linear / peak_flops
         else:
             x["compute_prefill"] = linear / peak_flops
             x["attention"] = attention_flops / peak_flops

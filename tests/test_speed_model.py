@@ -99,13 +99,15 @@ def test_apple_m4_max_prefill_answers_from_its_estimated_gpu_peak():
     assert "note.vector_unit" in {n["key"] for n in r["notes"]}
 
 
-def test_decode_on_a_vector_unit_pays_no_separate_compute_term_at_batch_1():
-    """Matrix-vector products on a vector unit overlap the weight reads; batched decode and matrix units keep it."""
-    single = terms("llama-3.1-8b", "apple-m4-max", sm.Case("decode", "q4_k_m", context=1))
-    batched = terms("llama-3.1-8b", "apple-m4-max", sm.Case("decode", "q4_k_m", context=1, batch=8))
-    tensor = terms("llama-3.1-8b", "rtx-4090", sm.Case("decode", "q4_k_m", context=1))
-    assert single.peak_unit == "vector" and not single.x["compute_decode"]
-    assert batched.x["compute_decode"] > 0 and tensor.x["compute_decode"] > 0
+def test_decode_on_a_vector_unit_charges_the_compute_of_all_sequences_but_one():
+    """One sequence's matrix-vector products on a vector unit overlap the weight reads; each further one adds its
+    FLOPs, so batch 2 costs one sequence's compute and the step from batch 1 to 2 is smooth. Matrix units keep all."""
+    def compute(device, batch):
+        return terms("llama-3.1-8b", device, sm.Case("decode", "q4_k_m", context=1, batch=batch)).x["compute_decode"]
+    assert terms("llama-3.1-8b", "apple-m4-max", sm.Case("decode", "q4_k_m", context=1)).peak_unit == "vector"
+    assert compute("apple-m4-max", 1) == 0
+    assert compute("apple-m4-max", 8) == pytest.approx(7 * compute("apple-m4-max", 2))
+    assert compute("rtx-4090", 8) == pytest.approx(8 * compute("rtx-4090", 1)) and compute("rtx-4090", 1) > 0
 
 
 def test_rubin_against_b200_uses_a_matrix_estimate_never_the_vector_unit():
@@ -169,10 +171,12 @@ def test_accuracy_targets_printed_and_the_ones_met_kept():
               f"within x0.67-1.5 {figures['within_0.67_1.5']:.0%} median {figures['median_ratio']:.2f} "
               f"worst {figures['worst_ratio']:.2f}")
     assert summary["all"]["cases"] >= 200 and len(report["summary"]["sources"]) >= 15
-    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.75  # target 85 %: missed since the data grew (notes)
-    assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.8  # target 75 %: met
-    # Target 75 % within x0.67-1.5 is missed (see the accuracy page); this keeps it from getting worse.
-    assert summary["prefill"]["within_0.67_1.5"] >= 0.55
+    # Issue 33's targets: single-device decode 90 % within x0.8-1.25 (missed), multi-device or concurrent 80 % within
+    # x0.67-1.5 (met), prefill 75 % within x0.67-1.5 (missed; see the accuracy page). The floors keep each where the
+    # fit of 2026-12-05 put it (76.7 %, 82.6 %, 59.6 %), so a change that makes one worse fails here.
+    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.76
+    assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.82
+    assert summary["prefill"]["within_0.67_1.5"] >= 0.59
     # Every case the data holds is answered or refused with a reason, counted per reason and source.
     refused = report["summary"]["refused"]
     assert refused and all(reason and by_source and all(n > 0 for n in by_source.values())
