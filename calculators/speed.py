@@ -172,14 +172,19 @@ def power_covers_package(device: dict) -> bool:
     return unified(device) or "unified" in described
 
 
-def energy_per_token(device: dict, n: int, tokens_per_s: float, price_usd_per_kwh: float | None) -> dict | None:
+ENERGY_KEYS = ("watts", "watts_per_device", "watts_source", "watts_scope", "joules_per_token",
+               "kwh_per_million_tokens", "usd_per_million_tokens", "electricity_usd_per_kwh")
+
+
+def energy_per_token(device: dict, n: int, tokens_per_s: float, price_usd_per_kwh: float | None) -> dict:
     """Energy per token of ``n`` devices at the data set's power figure (``power.tdp_w``, each device drawing it
     the whole time: an upper bound) at ``tokens_per_s`` — all sequences' tokens, so a batch shares the power —
-    and its cost at ``price_usd_per_kwh`` (None without a price). None when the device states no power.
+    and its cost at ``price_usd_per_kwh`` (None without a price). Every value None when the device states no
+    power (the keys stay, so a page's data-result path always resolves).
     The data set records no measured power yet, so ``watts_source`` is "tdp"."""
     tdp = dev.tdp_w(device)
     if not tdp or not tokens_per_s:
-        return None
+        return dict.fromkeys(ENERGY_KEYS)
     watts = tdp * n
     per = power.per_token(watts, tokens_per_s, price_usd_per_kwh)
     return {"watts": watts, "watts_per_device": tdp, "watts_source": "tdp",
@@ -192,7 +197,7 @@ def energy_notes(entries: list[dict], opts: SpeedOptions) -> list[Message]:
     """What the energy figures of the results (device, baseline) rest on: the power figures, an upper bound
     (real draw at batch 1 is below TDP); which of them cover a whole package or system; and, without a price
     per kWh, why no electricity cost is shown."""
-    found = [e for e in entries if e and e.get("energy")]
+    found = [e for e in entries if e and (e.get("energy") or {}).get("watts")]
     if not found:
         return []
     out = [Message("note.energy_tdp", {})]
