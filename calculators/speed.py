@@ -35,8 +35,8 @@ from dataclasses import dataclass, field, replace
 from calculators import cost, engines, fitted, roofline, trust
 from calculators import defaults as d
 from calculators import devices as dev
-from calculators import speed_model as sm
 from calculators import energy as power
+from calculators import speed_model as sm
 from calculators.energy import energy_kwh
 from calculators.memory import MemoryOptions, _per_device, expert_offload, kv_cache_bytes, weight_bytes
 from calculators.messages import Message, ValidationError, error, render_text
