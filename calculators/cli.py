@@ -169,6 +169,18 @@ def _notes(result: dict, lang: str) -> list[str]:
     return lines
 
 
+def _energy_rows(lang: str) -> list:
+    """Energy per token at the power figure (``speed.energy_per_token``): "-" where the device states no power
+    or no electricity price was given."""
+    def cell(key: str, digits: int):
+        return lambda e: l10n.format_significant(e["energy"][key], lang, digits) \
+            if (e.get("energy") or {}).get(key) is not None else "-"
+    return [(l10n.t(lang, "energy.row.watts"), cell("watts", 4)),
+            (l10n.t(lang, "energy.row.joules_per_token"), cell("joules_per_token", 3)),
+            (l10n.t(lang, "energy.row.kwh_per_million"), cell("kwh_per_million_tokens", 3)),
+            (l10n.t(lang, "energy.row.cost_per_million"), cell("usd_per_million_tokens", 3))]
+
+
 def speed_table(result: dict, lang: str) -> str:
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
     head = t(
@@ -194,6 +206,7 @@ def speed_table(result: dict, lang: str) -> str:
     if "engine" in result["device"]:
         rows.append((t("cli.cost_per_million"), lambda e: l10n.format_significant(e["cost"]["usd_per_million_tokens"], lang, 3)
                      if e.get("cost") else "-"))
+        rows += _energy_rows(lang)
         rows.insert(1, (t("cli.engine"), lambda e: e["engine"] + ("" if e["split"] == "none" else f" ({e['split']})")))
     if result["workload"] == "training":
         rows += [

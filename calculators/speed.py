@@ -4,7 +4,8 @@ Roofline (``calculators.roofline``): time = max(FLOPs / (peak x compute
 efficiency), bytes / (bandwidth x memory efficiency)); the larger term names
 the bound. Arithmetic intensity (FLOP/byte) of the workload is compared with
 the device's critical intensity (peak / bandwidth). Energy: device-hours at
-TDP (``calculators.energy``). Units: FLOPs and bytes are plain counts, peaks TFLOP/s,
+TDP (``calculators.energy``); for decode and prefill also per token (``energy``: joules per token, kWh and
+electricity cost per million tokens at the power figure, all sequences' tokens together). Units: FLOPs and bytes are plain counts, peaks TFLOP/s,
 bandwidth GB/s in results, time in seconds, energy in kWh, cost in US$.
 
 Workloads (per unit of work):
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from calculators import cost, engines, fitted, roofline, trust
 from calculators import defaults as d
 from calculators import devices as dev
+from calculators import energy as power
 from calculators import speed_model as sm
 from calculators.energy import energy_kwh
 from calculators.memory import MemoryOptions, _per_device, expert_offload, kv_cache_bytes, weight_bytes
@@ -162,6 +164,50 @@ def moe_placement(model: ModelSpec, opts: SpeedOptions, device: dict, mode: str 
     return expert_offload(model, _memory_options(opts, opts.num_devices), usable_bytes(device), mode)
 
 
+def power_covers_package(device: dict) -> bool:
+    """Whether the device shares its memory with a CPU (a GPU share recorded, or its memory described as unified):
+    its power figure in the data set is then the package's, module's or system's, CPU and memory included."""
+    memory = device.get("memory", {})
+    described = f"{memory.get('type') or ''} {memory.get('note') or ''}".lower()
+    return unified(device) or "unified" in described
+
+
+ENERGY_KEYS = ("watts", "watts_per_device", "watts_source", "watts_scope", "joules_per_token",
+               "kwh_per_million_tokens", "usd_per_million_tokens", "electricity_usd_per_kwh")
+
+
+def energy_per_token(device: dict, n: int, tokens_per_s: float, price_usd_per_kwh: float | None) -> dict:
+    """Energy per token of ``n`` devices at the data set's power figure (``power.tdp_w``, each device drawing it
+    the whole time: an upper bound) at ``tokens_per_s`` — all sequences' tokens, so a batch shares the power —
+    and its cost at ``price_usd_per_kwh`` (None without a price). Every value None when the device states no
+    power (the keys stay, so a page's data-result path always resolves).
+    The data set records no measured power yet, so ``watts_source`` is "tdp"."""
+    tdp = dev.tdp_w(device)
+    if not tdp or not tokens_per_s:
+        return dict.fromkeys(ENERGY_KEYS)
+    watts = tdp * n
+    per = power.per_token(watts, tokens_per_s, price_usd_per_kwh)
+    return {"watts": watts, "watts_per_device": tdp, "watts_source": "tdp",
+            "watts_scope": "package" if power_covers_package(device) else "device",
+            "joules_per_token": per["joules_per_token"], "kwh_per_million_tokens": per["kwh_per_million_tokens"],
+            "usd_per_million_tokens": per["cost_per_million_tokens"], "electricity_usd_per_kwh": price_usd_per_kwh}
+
+
+def energy_notes(entries: list[dict], opts: SpeedOptions) -> list[Message]:
+    """What the energy figures of the results (device, baseline) rest on: the power figures, an upper bound
+    (real draw at batch 1 is below TDP); which of them cover a whole package or system; and, without a price
+    per kWh, why no electricity cost is shown."""
+    found = [e for e in entries if e and (e.get("energy") or {}).get("watts")]
+    if not found:
+        return []
+    out = [Message("note.energy_tdp", {})]
+    out += [Message("note.energy_package", {"device": e["name"], "watts": e["energy"]["watts_per_device"]})
+            for e in found if e["energy"]["watts_scope"] == "package"]
+    if opts.electricity_usd_per_kwh is None:
+        out.append(Message("note.energy_no_price", {}))
+    return out
+
+
 def usable_bytes(device: dict) -> float:
     """Memory the GPU may use: capacity times the unified-memory share where the data set records one."""
     return dev.capacity_bytes(device) * dev.gpu_share(device)
@@ -288,6 +334,7 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
     if hourly:
         hourly["usd_per_million_tokens"] = cost.per_million_tokens(hourly["usd_per_hour"], out["tokens_per_s"])
     out["cost"] = hourly
+    out["energy"] = energy_per_token(device, n, out["tokens_per_s"], opts.electricity_usd_per_kwh)
     if instead:
         out["memory"]["runs_instead"] = runs_instead(device_id, device, model, opts, engine, out["memory"], prices)
     return out
@@ -505,6 +552,7 @@ def estimate_speed(
             notes.append(placed)
     if opts.moe_offload and model is not None and not model.is_moe and opts.workload in ("decode", "prefill"):
         notes.append(Message("note.moe_offload_dense", {"model": model.name}))
+    notes.extend(energy_notes([dev_result, base_result], opts))
     if opts.workload == "training":
         per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
         notes.append(Message("note.training_compute_bound", {"flops_per_token": per_token.value}))

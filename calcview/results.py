@@ -489,6 +489,15 @@ def speed_html(result: dict, lang: str) -> str:
                           lambda v: _opt(lambda x, lg: l10n.format_number(x, lg, 3 if x < 1 else 2), v, lang)))
         rows_spec.append(("cost.usd_per_device_hour", _t(lang, "calc.row.cost_per_hour"),
                           lambda v: _opt(lambda x, lg: l10n.format_number(x, lg, 2), v, lang)))
+    if "energy" in result["device"]:  # per token at the power figure (calculators.speed.energy_per_token)
+        rows_spec += [
+            ("energy.watts", _t(lang, "energy.row.watts"), lambda v: numbers.significant(v, lang, 4)),
+            ("energy.joules_per_token", _t(lang, "energy.row.joules_per_token"), lambda v: numbers.significant(v, lang)),
+            ("energy.kwh_per_million_tokens", _t(lang, "energy.row.kwh_per_million"),
+             lambda v: numbers.significant(v, lang)),
+            ("energy.usd_per_million_tokens", _t(lang, "energy.row.cost_per_million"),
+             lambda v: l10n.format_number(v, lang, 3 if v < 1 else 2)),
+        ]
     if result["workload"] == "training":
         rows_spec += [
             ("device_hours", _t(lang, "calc.row.device_hours"), lambda v: numbers.significant(v, lang)),
