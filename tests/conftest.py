@@ -44,11 +44,27 @@ def run_mkdocs_build(site_dir: Path, config: Path | None = None, cwd: Path = REP
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """The whole site built once for the session (strict: any warning fails)."""
-    site_dir = tmp_path_factory.mktemp("site")
-    result = run_mkdocs_build(site_dir)
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
+def built_site(tmp_path_factory, worker_id) -> Path:
+    """The whole site built once for the test run (strict: any warning fails), read-only for the tests.
+
+    Under pytest-xdist the workers share one build: the first to ask builds it in the run's common temporary
+    folder while holding a file lock, the others wait for it and reuse it (a build costs about a minute of CPU
+    on the development machine). A failed build is recorded, so every worker fails with its output."""
+    if worker_id == "master":  # no xdist
+        site_dir = tmp_path_factory.mktemp("site")
+        result = run_mkdocs_build(site_dir)
+        assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
+        return site_dir
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent
+    site_dir, failed = shared / "built-site", shared / "built-site.failed"
+    with FileLock(str(shared / "built-site.lock")):
+        if not (site_dir / "index.html").exists() and not failed.exists():
+            result = run_mkdocs_build(site_dir)
+            if result.returncode != 0:
+                failed.write_text(f"{result.stdout}\n{result.stderr}", encoding="utf-8")
+    assert not failed.exists(), f"mkdocs build --strict failed:\n{failed.read_text(encoding='utf-8')}"
     return site_dir
 
 
