@@ -121,7 +121,7 @@ def machine_table(devices: dict, prices: dict, lang: str) -> str:
                  escape(power), price]
         body.append(f'<tr data-device="{escape(r["id"])}" data-count="{r["count"]}">'
                     + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return (f'<table class="atlas-table"><thead><tr>{head}</tr></thead><tbody>'
+    return (f'<table><thead><tr>{head}</tr></thead><tbody>'
             + "".join(body) + "</tbody></table>")
 
 
@@ -165,7 +165,7 @@ def fit_table(catalog, devices: dict, lang: str, link) -> str:
             cells.append(f'<a href="{href}">{escape(text)}</a>')
         body.append(f'<tr data-device="{escape(device_id)}" data-count="{count}">'
                     + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return (f'<table class="atlas-table"><thead><tr>{"".join(head)}</tr></thead><tbody>'
+    return (f'<table><thead><tr>{"".join(head)}</tr></thead><tbody>'
             + "".join(body) + "</tbody></table>")
 
 
@@ -237,7 +237,7 @@ def measured_table(inference: dict, catalog, devices: dict, lang: str, link) -> 
         src = r["entry"]["source"]
         cells.append(source_link(src["title"], src["url"]))
         body.append(f'<tr data-source="{escape(r["source"])}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return (f'<table class="atlas-table"><thead><tr>{head}</tr></thead><tbody>'
+    return (f'<table><thead><tr>{head}</tr></thead><tbody>'
             + "".join(body) + "</tbody></table>")
 
 
@@ -323,7 +323,7 @@ def cost_table(catalog, prices: dict, devices_data: dict, devices: tuple, batche
             cells.append(f'<a href="{escape(link("speed", answer["params"]))}">{escape(text)}</a>')
         body.append(f'<tr data-device="{escape(r["device"])}" data-batch="{r["batch"]}">'
                     + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return (f'<table class="atlas-table"><thead><tr>{head}</tr></thead><tbody>'
+    return (f'<table><thead><tr>{head}</tr></thead><tbody>'
             + "".join(body) + "</tbody></table>")
 
 

@@ -263,9 +263,9 @@ def test_browser_entry_reads_the_export_and_renders(tmp_path, monkeypatch):
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 @pytest.mark.parametrize("role", ["device", "baseline"])
 def test_a_device_without_a_compute_peak_shows_a_dash_and_its_note(role, lang):
-    """The Ryzen AI Max 385 states no GPU compute peak: its cells say "—", the note says why, the other device keeps
-    its roofline."""
-    params = {"model": "llama-3.1-8b", "device": "h100-sxm", "baseline": "a100-sxm-80gb", role: "ryzen-ai-max-385"}
+    """The Alveo V80 states no compute peak an LLM engine could use: its cells say "—", the note says why, the other
+    device keeps its roofline."""
+    params = {"model": "llama-3.1-8b", "device": "h100-sxm", "baseline": "a100-sxm-80gb", role: "alveo-v80"}
     out = render("speed", params, lang)
     assert out["ok"], out.get("errors")
     html = out["html"]
@@ -273,19 +273,19 @@ def test_a_device_without_a_compute_peak_shows_a_dash_and_its_note(role, lang):
     cell = re.search(rf'<td data-result="{role}\.peak_tflops" data-value="null">([^<]*)</td>', html)
     assert cell and cell.group(1) == l10n.t(lang, "table.not_stated") == "—"
     assert "note.no_compute_peak" in [n["key"] for n in out["result"]["notes"]]
-    assert l10n.t(lang, "note.no_compute_peak", device="Ryzen AI Max 385") in html
+    assert l10n.t(lang, "note.no_compute_peak", device="Alveo V80") in html
     assert "<svg" in html and "atlas-calc-chart-missing" not in html  # the other device's roofline is drawn
     assert not re.search(r"\bNone\b|NaN|Infinity", html)
 
 
 def test_a_roofline_without_any_drawable_device_is_a_sentence():
-    result = handle({"command": "speed", "params": {"model": "llama-3.1-8b", "device": "ryzen-ai-max-385"}, "lang": "de"},
+    result = handle({"command": "speed", "params": {"model": "llama-3.1-8b", "device": "alveo-v80"}, "lang": "de"},
                     catalog())["result"]
     from calcview.results import _roofline
 
     out = _roofline(result, "de")
     assert out == ('<p class="atlas-calc-chart-missing">'
-                   + l10n.t("de", "calc.chart.no_roofline", device="Ryzen AI Max 385") + "</p>")
+                   + l10n.t("de", "calc.chart.no_roofline", device="Alveo V80") + "</p>")
 
 
 NOT_A_VALUE = re.compile(r"\bNone\b|\bnan\b|\bNaN\b|\binf\b|Infinity")

@@ -113,7 +113,7 @@ def test_the_devices_that_state_no_compute_peak_are_among_them(cat):
     an estimated GPU figure) answer with "—" and their note."""
     saved, browser._catalog = browser._catalog, cat
     try:
-        for device in ("ryzen-ai-max-385", "alveo-v80", "cerebras-wse-3"):
+        for device in ("alveo-v80", "cerebras-wse-3"):
             for role in ROLES["speed"]:
                 for lang in l10n.LANGUAGES:
                     answer = call("calculators.render", {"command": "speed", "lang": lang,
