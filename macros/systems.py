@@ -8,6 +8,7 @@ import l10n
 from atlas import tables
 from atlas.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
 from calculators import engines, fitted
+from calculators.fields import field_number
 
 
 def link_rows(devices: dict, ids) -> list[dict]:
@@ -67,3 +68,30 @@ def register(env, ctx):
         if value >= 10_000:
             return f"{l10n.format_number(value / 1000, ctx.lang(), 1)}\u00a0TB/s"
         return f"{l10n.format_number(value, ctx.lang(), decimals)}\u00a0GB/s"
+
+    register_benchmarks(env, ctx)
+
+
+def measured_nth(inference: dict, source: str, index: int, field: str) -> float:
+    """``field`` of case number ``index`` of ``data/inference/<source>.yaml`` (for sources whose cases differ only in
+    what their notes say, such as the scenarios of one MLPerf submission)."""
+    return inference[source]["cases"][index][field]
+
+
+def peak_ratio(devices: dict, a: str, field_a: str, b: str, field_b: str) -> float:
+    """Figure ``field_a`` of device ``a`` divided by figure ``field_b`` of device ``b`` (e.g. fp4.matrix.sparse of a
+    B200 over fp8.matrix.dense of an H100: the factor a vendor's headline comparison implies)."""
+    return field_number(devices[a], field_a) / field_number(devices[b], field_b)
+
+
+def register_benchmarks(env, ctx):
+    @env.macro
+    def measured_case_value(source, index, field, decimals=0, divide=1):
+        """A measured figure of one case of an inference source, optionally divided (e.g. by the accelerator count)."""
+        value = measured_nth(ctx.dataset.inference, source, index, field) / divide
+        return escape(l10n.format_number(value, ctx.lang(), decimals))
+
+    @env.macro
+    def figure_ratio(a, field_a, b, field_b, decimals=1):
+        """The ratio of two devices' figures, in the page's number format."""
+        return escape(l10n.format_number(peak_ratio(ctx.dataset.devices, a, field_a, b, field_b), ctx.lang(), decimals))

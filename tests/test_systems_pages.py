@@ -13,6 +13,7 @@ from german_typography import check_banned, check_source_units, check_text, mark
 from test_serving_page import MACRO, anchors, calculator_calls, macro_calls
 
 import l10n
+from atlas import tables
 from atlas.export import export_dataset
 from calculators import fitted
 from calculators.api import handle
@@ -42,7 +43,7 @@ REQUIRED_SOURCES = {
         "https://mlcommons.org/benchmarks/training/",
         "https://github.com/mlcommons/inference_policies/blob/master/inference_rules.adoc",
         "https://github.com/ggml-org/llama.cpp/blob/master/tools/llama-bench/README.md",
-        "https://docs.vllm.ai/en/latest/benchmarking/",
+        "https://docs.vllm.ai/en/latest/benchmarking/cli/",
     ),
 }
 NAV = {"interconnects": ("Hardware", "Interconnects and scaling: hardware/interconnects.md",
@@ -216,3 +217,109 @@ def test_interconnect_page_links_the_calculator_and_the_comparison():
         markdown = text("interconnects", lang)
         for target in ("../calculators/speed.md", "../compare.md"):
             assert f"]({target}" in markdown, target
+
+
+# ---------------------------------------------------------------------------
+# Reading benchmarks
+# ---------------------------------------------------------------------------
+
+MLPERF_SOURCE = "rocm-blog-mlperf-inference-4-1-mi300x"
+
+
+def test_benchmark_page_explains_the_terms_in_both_languages():
+    en = " ".join(text("reading-benchmarks", "en").split())
+    de = " ".join(text("reading-benchmarks", "de").split())
+    for term in ("**closed**", "**open**", "**Offline**", "**Server**", "**Single stream**", "**pp512**",
+                 "**tg128**", "**Time to first token (TTFT)**", "**Inter-token latency (ITL)**",
+                 "**Output throughput**", "**per system**", "Sparsity doubling", "FP4 against FP8",
+                 "Rack against chip", "With speculative decoding"):
+        assert term in en, term
+    for term in ("**Closed Division**", "**Open Division**", "**Offline**", "**Server**", "**Single Stream**",
+                 "**pp512**", "**tg128**", "**Zeit bis zum ersten Token (TTFT, Time to First Token)**",
+                 "**Abstand zwischen Tokens (ITL, Inter-Token Latency)**", "**Ausgabedurchsatz**", "**je System**",
+                 "Verdopplung durch Sparsity", "FP4 gegen FP8", "Rack gegen Chip", "Mit spekulativem Decoding"):
+        assert term in de, term
+    for lang in l10n.LANGUAGES:
+        markdown = text("reading-benchmarks", lang)
+        for target in ("../calculators/accuracy.md", "../calculators/speed.md", "../hardware/interconnects.md",
+                       "serving.md#speculative", "serving.md#concurrency"):
+            assert f"]({target}" in markdown, (lang, target)
+
+
+def test_mlperf_figures_are_the_data_sets_and_the_per_chip_figure_divides_by_eight(dataset):
+    calls = [(pos, kw) for name, pos, kw in macro_calls(text("reading-benchmarks", "en"))
+             if name == "measured_case_value"]
+    assert [pos for pos, _ in calls] == [(MLPERF_SOURCE, 0, "decode_tokens_per_s"),
+                                         (MLPERF_SOURCE, 1, "decode_tokens_per_s"),
+                                         (MLPERF_SOURCE, 0, "decode_tokens_per_s", 0, 8)]
+    entry = dataset.inference[MLPERF_SOURCE]
+    assert entry["defaults"]["num_devices"] == 8  # the divisor the page uses is the submission's accelerator count
+    offline, server = (systems.measured_nth(dataset.inference, MLPERF_SOURCE, i, "decode_tokens_per_s")
+                       for i in (0, 1))
+    assert "Offline" in entry["cases"][0]["note"] and "Server" in entry["cases"][1]["note"]
+    assert offline > server  # what the page says: the latency bound costs throughput
+
+
+def test_vendor_claim_factors_are_the_data_sets(dataset):
+    devices = dataset.devices
+    headline = systems.peak_ratio(devices, "b200", "fp4.matrix.sparse", "h100-sxm", "fp8.matrix.dense")
+    like_for_like = systems.peak_ratio(devices, "b200", "fp8.matrix.dense", "h100-sxm", "fp8.matrix.dense")
+    bandwidth = systems.peak_ratio(devices, "b200", "bandwidth", "h100-sxm", "bandwidth")
+    assert headline == pytest.approx(4 * like_for_like)  # sparsity doubles it, FP4 doubles it again
+    assert headline > 3 * bandwidth
+    calls = [pos for name, pos, _ in macro_calls(text("reading-benchmarks", "en")) if name == "figure_ratio"]
+    assert calls == [("b200", "fp4.matrix.sparse", "h100-sxm", "fp8.matrix.dense"),
+                     ("b200", "fp8.matrix.dense", "h100-sxm", "fp8.matrix.dense"),
+                     ("b200", "bandwidth", "h100-sxm", "bandwidth")]
+
+
+def test_llama_bench_links_ask_the_calculator_for_pp512_and_tg128():
+    links = calculator_calls(text("reading-benchmarks", "en"))
+    assert ("speed", {"model": "qwen2.5-7b", "weights": "q4_k_m", "workload": "prefill", "device": "rtx-5090",
+                      "context": "512"}) in links
+    assert ("speed", {"model": "qwen2.5-7b", "weights": "q4_k_m", "workload": "decode", "device": "rtx-5090",
+                      "context": "128"}) in links
+    assert any("target_tokens_per_s" in p for _, p in links)
+    assert any(p.get("baseline") == "h100-sxm" for _, p in links)
+
+
+# ---------------------------------------------------------------------------
+# The built pages
+# ---------------------------------------------------------------------------
+
+BUILT = {"interconnects": "hardware/interconnects", "reading-benchmarks": "guide/reading-benchmarks"}
+
+
+def page_html(site, page: str, lang: str) -> str:
+    path = (site / "de" if lang == "de" else site) / BUILT[page] / "index.html"
+    html = path.read_text(encoding="utf-8")
+    return html[html.find("<article"):html.find("</article>")]
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize("page", PRESENT)
+def test_built_calculator_links_are_the_sources_and_accepted(built_site, catalog, page, lang):
+    import html as htmllib
+    from urllib.parse import parse_qs, urlsplit
+
+    found = []
+    for href in re.findall(r'href="([^"]+)"', page_html(built_site, page, lang)):
+        parts = urlsplit(htmllib.unescape(href))
+        match = re.search(r"(?:^|/)calculators/(vram|speed)/$", parts.path)
+        if match and parts.query:
+            found.append((match.group(1), {k: v[-1] for k, v in parse_qs(parts.query).items()}))
+    assert found == calculator_calls(text(page, lang))
+    for command, params in found:
+        assert handle({"command": command, "params": params, "lang": lang}, catalog)["ok"], params
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_built_link_table_shows_the_data_sets_figures(built_site, dataset, lang):
+    html = page_html(built_site, "interconnects", lang)
+    table = html[html.index('data-atlas-table="links"'):]
+    table = table[:table.index("</table>")]
+    for device_id in LINK_IDS:
+        gb_s = dataset.device(device_id)["interconnect"]["bandwidth_gb_s"]
+        row = re.search(rf'<tr data-device="{re.escape(device_id)}">(.*?)</tr>', table, re.S).group(1)
+        assert f">{tables.format_figure(gb_s, lang)}</td>" in row, device_id
+    assert "style=" not in html
