@@ -23,12 +23,13 @@ from macros import (
     kernels_macros,
     quantisation_macros,
     site_macros,
+    systems,
 )
 from macros.macro_context import Context
 
 # Each module here defines register(env, ctx). Add a new area's module to this list.
 AREAS = [site_macros, charts_macros, content_macros, kernels_macros, guide_macros, estimate_macros, calculator_macros,
-         kernel_demo_macros, download_macros, accuracy_macros, quantisation_macros, buyer]
+         kernel_demo_macros, download_macros, accuracy_macros, quantisation_macros, buyer, systems]
 
 
 def define_env(env):
