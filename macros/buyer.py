@@ -22,7 +22,7 @@ from atlas.safe import http_url
 from atlas.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
 from calculators import cost
 from calculators.devices import configurations, gpu_share
-from macros.estimate_macros import calculator_href
+from macros.estimate_macros import calculator_href, calculator_html_href
 
 # The machines a reader can put on a desk, and the rigs built from desktop cards: (device id, how many).
 MACHINES = (
@@ -37,25 +37,27 @@ REFERENCE_MODELS = (
 )
 FIT_CONTEXT = 4096  # tokens: the prompt for prefill, the context for decode
 
-# Published measurements (data/inference) beside the estimate for the same case: source, the case's fields, the
-# note text that singles out one run where a source has several (None: not needed), the engine the estimate uses,
-# and fields that pick the prefill and the decode run where they differ.
+# Published measurements (data/inference) beside the estimate for the same case: source, the case's fields (a
+# source's several runs of one case differ in structured fields such as ``driver``, never in free-text notes), the
+# engine the estimate uses, and fields that pick the prefill and the decode run where they differ.
 SHORT = {"prefill": {"prompt_tokens": 512}, "decode": {"generated_tokens": 512}}  # one run of each phase
+LLAMA_BENCH = {"prefill": {"generated_tokens": 0}, "decode": {"prompt_tokens": 0}}  # llama-bench's pp and tg runs
 MEASURED = (
     ("rapid-mlx-community-benchmarks", {"device": "apple-m3-ultra", "model": "llama-3.1-8b", "weights": "mlx_4bit",
-                                        "prompt_tokens": 2048}, None, "mlx", {}),
+                                        "prompt_tokens": 2048}, "mlx", {}),
     ("mlx-lm-benchmarks-m4-max", {"device": "apple-m4-max", "model": "qwen3-30b-a3b", "weights": "mlx_4bit"},
-     None, "mlx", {}),
+     "mlx", {}),
     ("kyuz0-strix-halo-toolboxes-bench", {"device": "ryzen-ai-max-395", "model": "gpt-oss-120b", "weights": "mxfp4",
-                                          "backend": "vulkan", "context_depth": None}, "RADV", "llama.cpp", {}),
+                                          "backend": "vulkan", "driver": "RADV", "context_depth": None},
+     "llama.cpp", {}),
     ("llamacpp-benches-dgx-spark-b7941", {"device": "dgx-spark", "model": "gpt-oss-120b", "weights": "mxfp4",
-                                          "batch": 1, "context_depth": None}, "llama-bench", "llama.cpp", {}),
+                                          "batch": 1, "context_depth": None}, "llama.cpp", LLAMA_BENCH),
     ("xiongjiedai-gpu-benchmarks-llama3", {"device": "rtx-4090", "model": "llama-3-8b", "weights": "q4_k_m",
-                                           "num_devices": 1}, None, "llama.cpp", SHORT),
+                                           "num_devices": 1}, "llama.cpp", SHORT),
     ("xiongjiedai-gpu-benchmarks-llama3", {"device": "rtx-3090", "model": "llama-3-70b", "weights": "q4_k_m",
-                                           "num_devices": 2}, None, "llama.cpp", SHORT),
+                                           "num_devices": 2}, "llama.cpp", SHORT),
     ("xiongjiedai-gpu-benchmarks-llama3", {"device": "rtx-4090", "model": "llama-3-70b", "weights": "q4_k_m",
-                                           "num_devices": 4}, None, "llama.cpp", SHORT),
+                                           "num_devices": 4}, "llama.cpp", SHORT),
 )
 
 
@@ -169,12 +171,11 @@ def fit_table(catalog, devices: dict, lang: str, link) -> str:
             + "".join(body) + "</tbody></table>")
 
 
-def _case(inference: dict, source: str, match: dict, note: str | None, field: str) -> dict | None:
-    """The one case of ``source`` matching ``match`` (and ``note`` in its note) that reports ``field``."""
+def _case(inference: dict, source: str, match: dict, field: str) -> dict | None:
+    """The one case of ``source`` matching ``match`` (None: the field is absent) that reports ``field``."""
     entry = inference[source]
     cases = [{**entry.get("defaults", {}), **c} for c in entry["cases"]]
-    found = [c for c in cases if c.get(field) is not None and all(c.get(k) == v for k, v in match.items())
-             and (note is None or note in c.get("note", ""))]
+    found = [c for c in cases if c.get(field) is not None and all(c.get(k) == v for k, v in match.items())]
     if len(found) > 1:
         raise ValueError(f"{source}: {len(found)} cases match {match} for {field}")
     return found[0] if found else None
@@ -183,10 +184,10 @@ def _case(inference: dict, source: str, match: dict, note: str | None, field: st
 def measured_rows(inference: dict, catalog, lang: str) -> list[dict]:
     """Each measurement in ``MEASURED`` with the estimate for the same device, model, format, engine and length."""
     rows = []
-    for source, match, note, engine, extra in MEASURED:
+    for source, match, engine, extra in MEASURED:
         row = {"source": source, "match": match, "engine": engine, "entry": inference[source]}
         for workload, field in (("prefill", "prefill_tokens_per_s"), ("decode", "decode_tokens_per_s")):
-            case = _case(inference, source, {**match, **extra.get(workload, {})}, note, field)
+            case = _case(inference, source, {**match, **extra.get(workload, {})}, field)
             if case is None:
                 row[workload] = None
                 continue
@@ -334,7 +335,12 @@ def break_even_share(purchase_usd_per_hour: float, cloud_usd_per_hour: float) ->
 
 def register(env, ctx):
     def link(command, params):
+        """Markdown link target to the calculator."""
         return calculator_href(command, params, env.page.file.src_uri)
+
+    def html_link(command, params):
+        """URL of the calculator for an ``<a href>`` in the macros' HTML."""
+        return calculator_html_href(command, params, env.page.file.src_uri)
 
     def prices():
         return ctx.catalog().prices
@@ -346,23 +352,23 @@ def register(env, ctx):
 
     @env.macro
     def fit_table_html():
-        return fit_table(ctx.catalog(), ctx.dataset.devices, ctx.lang(), link)
+        return fit_table(ctx.catalog(), ctx.dataset.devices, ctx.lang(), html_link)
 
     @env.macro
     def measured_table_html():
-        return measured_table(ctx.dataset.inference, ctx.catalog(), ctx.dataset.devices, ctx.lang(), link)
+        return measured_table(ctx.dataset.inference, ctx.catalog(), ctx.dataset.devices, ctx.lang(), html_link)
 
     @env.macro
     def gpu_share_html():
         return gpu_share_list(ctx.dataset.devices, ctx.lang())
 
     @env.macro
-    def measured_run(source, field, note, decimals=0, **match):
-        """One measured figure of ``source``: the single case matching ``match`` whose note contains ``note``
-        (sources that file several runs of the same case, e.g. one per driver)."""
-        case = _case(ctx.dataset.inference, source, match, note, field)
+    def measured_run(source, field, decimals=0, **match):
+        """One measured figure of ``source``: the single case matching ``match`` (e.g. ``driver="RADV"`` where a
+        source files several runs of the same case)."""
+        case = _case(ctx.dataset.inference, source, match, field)
         if case is None:
-            raise ValueError(f"{source}: no case matches {match} with {note!r} for {field}")
+            raise ValueError(f"{source}: no case matches {match} for {field}")
         return escape(l10n.format_number(case[field], ctx.lang(), decimals))
 
     @env.macro
@@ -394,7 +400,7 @@ def register(env, ctx):
     def cost_table_html(devices, batches, **params):
         """Tokens/s and US$ per million tokens, rented and bought, for ``devices`` × ``batches``."""
         return cost_table(ctx.catalog(), prices(), ctx.dataset.devices, tuple(devices), tuple(batches), params,
-                          ctx.lang(), link)
+                          ctx.lang(), html_link)
 
     @env.macro
     def amortised_per_year(device):

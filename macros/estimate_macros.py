@@ -85,6 +85,18 @@ def calculator_href(command: str, params: dict, page_src: str) -> str:
     return f"{target}?{urlencode(params)}"
 
 
+def calculator_html_href(command: str, params: dict, page_src: str) -> str:
+    """Relative URL from the built page of ``page_src`` to the pre-filled calculator, for links inside HTML
+    (MkDocs rewrites ``.md`` targets only in Markdown links). Pages and calculators share the language prefix,
+    so the path between them is the same in every language; the site uses directory URLs."""
+    if command not in CALCULATOR_PAGES:
+        raise ValueError(f"unknown calculator {command!r}; expected one of {', '.join(CALCULATOR_PAGES)}")
+    page = posixpath.splitext(page_src)[0].removesuffix(".de")
+    page_dir = posixpath.dirname(page) if posixpath.basename(page) == "index" else page
+    target = posixpath.splitext(CALCULATOR_PAGES[command])[0]
+    return f"{posixpath.relpath(target, page_dir or '.')}/?{urlencode(params)}"
+
+
 def calculator_page_exists(command: str, docs_dir: str) -> bool:
     """Whether the English page of calculator ``command`` exists under ``docs_dir``."""
     if command not in CALCULATOR_PAGES:

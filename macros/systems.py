@@ -4,6 +4,7 @@ links, and the link latencies the speed model was fitted with (``calculators.fit
 from __future__ import annotations
 
 import math
+
 import l10n
 from atlas import tables
 from atlas.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral

@@ -65,10 +65,23 @@ def href_params(href: str) -> tuple[str, dict] | None:
 
 
 def link(command, params):
-    """The link the macros build, relative to a page in docs/guide/."""
-    from macros.estimate_macros import calculator_href
+    """The link the macros' HTML tables carry, relative to the built page of docs/guide/page.md."""
+    from macros.estimate_macros import calculator_html_href
 
-    return calculator_href(command, params, "guide/page.md")
+    return calculator_html_href(command, params, "guide/page.md")
+
+
+@pytest.mark.parametrize(("page_src", "expected"), [
+    ("guide/cost.md", "../../calculators/speed/?model=m"),
+    ("guide/cost.de.md", "../../calculators/speed/?model=m"),  # /de/guide/cost/ to /de/calculators/speed/
+    ("index.md", "calculators/speed/?model=m"),
+    ("guide/index.de.md", "../calculators/speed/?model=m"),
+    ("calculators/vram.md", "../speed/?model=m"),
+])
+def test_html_links_point_at_the_built_calculator_page(page_src, expected):
+    from macros.estimate_macros import calculator_html_href
+
+    assert calculator_html_href("speed", {"model": "m"}, page_src) == expected
 
 
 def assert_accepted(command: str, params: dict, catalog, lang: str = "en"):

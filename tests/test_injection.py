@@ -29,14 +29,6 @@ PLAIN = "Plain text"
 ELECTRICITY = "eu-nonhousehold-low-2023h2"  # a stored electricity price (atlas.reference_prices)
 
 
-def strix_vulkan_prefill(dataset) -> float:
-    """The first Vulkan prefill figure of gpt-oss-120b at 32k context in the Strix Halo source."""
-    entry = dataset.inference["kyuz0-strix-halo-toolboxes-bench"]
-    return next(case["prefill_tokens_per_s"] for case in entry["cases"]
-                if case.get("model") == "gpt-oss-120b" and case.get("context_depth") == 32768
-                and case.get("backend") == "vulkan" and "prefill_tokens_per_s" in case)
-
-
 def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
     """How each macro is called here; every registered macro needs an entry (see the test below)."""
     priced = next(
@@ -84,10 +76,10 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
         "measured_table_html": [((), {})],
         "gpu_share_html": [((), {})],
         "fit_context": [((), {})],
-        # selected by a number, not by its note (the hostile data set replaces every note)
-        "measured_run": [(("kyuz0-strix-halo-toolboxes-bench", "prefill_tokens_per_s", None),
-                          {"model": "gpt-oss-120b", "context_depth": 32768, "backend": "vulkan",
-                           "prefill_tokens_per_s": strix_vulkan_prefill(dataset)})],
+        # selected by the structured driver field, which the hostile data set keeps (it replaces every note)
+        "measured_run": [(("kyuz0-strix-halo-toolboxes-bench", "prefill_tokens_per_s"),
+                          {"driver": driver, "model": "gpt-oss-120b", "context_depth": 32768})
+                         for driver in ("RADV", "ROCm 7.2.3")],
         "usd_per_hour": [(("rtx-4090", basis), {"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048, "batch": 8}) for basis in ("cloud", "purchase")],
         "usd_per_million": [(("rtx-4090", basis), {"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048, "batch": 8}) for basis in ("cloud", "purchase")],
         "purchase_usd": [(("rtx-4090",), {})],
@@ -101,6 +93,12 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
         "break_even": [(("rtx-4090",), {"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048, "batch": 8})],
         "cost_link": [(("rtx-4090", "purchase"), {"text": PLAIN, **{"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048, "batch": 8}})],
         "accuracy_count": [(("cases",), {}), (("sources",), {})],
+        # the systems pages (macros/systems.py): interconnects, reading benchmarks
+        "link_table_html": [((["h100-sxm", "mi300x", "tpu-v5p", "rtx-4090"],), {})],
+        "fitted_link_latency": [(("allreduce", link), {}) for link in ("nvlink", "pcie", "xgmi")],
+        "link_gb_s": [(("b200",), {}), (("b200", 72), {})],
+        "measured_case_value": [(("rocm-blog-mlperf-inference-4-1-mi300x", 0, "decode_tokens_per_s", 0, 8), {})],
+        "figure_ratio": [(("b200", "fp8.matrix.dense", "h100-sxm", "fp8.matrix.dense"), {})],
         "memory_breakdown_chart": [
             (
                 ([{"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}, {"model": "mistral-7b"}],),
@@ -214,6 +212,12 @@ def test_every_macro_has_a_hostile_call(dataset):
 # Macros whose output stands on its own lines in a page (tables, charts, lists); the others sit in a sentence.
 BLOCK_MACROS = {
     "calculator",
+    "link_table_html",
+    "machine_table_html",
+    "fit_table_html",
+    "measured_table_html",
+    "gpu_share_html",
+    "cost_table_html",
     "roofline_demo",
     "systolic_demo",
     "price_table",

@@ -203,7 +203,7 @@ def test_split_table_says_what_the_speed_model_computes(catalog):
     assert sxm["tensor"] > 1.5 * pcie["tensor"]
     assert sxm["tensor"] / sxm["layer"] > 1.5 * (pcie["tensor"] / pcie["layer"])
     assert sxm["layer"] == pytest.approx(pcie["layer"], rel=0.15)
-    for name, pos, kw in macro_calls(text("interconnects", "en")):
+    for name, _pos, kw in macro_calls(text("interconnects", "en")):
         if name == "tokens_per_s":
             assert {k: v for k, v in kw.items() if k not in ("split",)} == SPLIT_CASE
     links = calculator_calls(text("interconnects", "en"))
