@@ -315,12 +315,23 @@ def test_a_broken_config_json_says_so_in_the_readers_language(phone, site_server
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 @pytest.mark.parametrize("role", ["device", "baseline"])
 def test_the_m4_max_in_the_speed_calculator(phone, site_server, lang, role):
-    phone.goto(page_url(site_server, lang, "speed", f"?{role}=apple-m4-max"))
-    assert wait_status(phone, "ready", "invalid", "failed") == "ready"
-    body = phone.inner_text("[data-calc-results]")
-    assert l10n.t(lang, "runtime.internal_error") not in body and "None" not in body
-    assert phone.inner_text(f"[data-result='{role}.peak_tflops']") == "—"
-    assert l10n.t(lang, "note.no_compute_peak", device="Apple M4 Max") in body
+    """The M4 Max answers with its GPU's compute peak (an FP16 vector figure); the Alveo V80 states none."""
+    from calcview import numbers
+
+    for device_id, name in (("apple-m4-max", "Apple M4 Max"), ("alveo-v80", "Alveo V80")):
+        phone.goto(page_url(site_server, lang, "speed", f"?{role}={device_id}"))
+        assert wait_status(phone, "ready", "invalid", "failed") == "ready"
+        body = phone.inner_text("[data-calc-results]")
+        assert l10n.t(lang, "runtime.internal_error") not in body and "None" not in body
+        params = {**PAGE_DEFAULTS["speed"], role: device_id}
+        peak = handle({"command": "speed", "params": params, "lang": lang}, catalog())["result"][role]["peak_tflops"]
+        shown = phone.inner_text(f"[data-result='{role}.peak_tflops']")
+        if device_id == "apple-m4-max":
+            assert peak > 10 and shown == numbers.significant(peak, lang, 4)
+            assert l10n.t(lang, "note.no_compute_peak", device=name) not in body
+        else:
+            assert peak is None and shown == "—"
+            assert l10n.t(lang, "note.no_compute_peak", device=name) in body
     assert phone.console_errors == []
 
 
