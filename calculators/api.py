@@ -81,6 +81,21 @@ def _weights_source(values: dict, published: str | None) -> str:
     return "published" if published else "default" if values.get("weights_automatic") else "chosen"
 
 
+def readers_device(values: dict, device: dict, notes: list) -> dict:
+    """``device`` with the GPU share of unified memory the reader set (``gpu_memory_percent``), and a note saying
+    what was set, or that the device has memory of its own."""
+    percent = values.get("gpu_memory_percent")
+    if percent is None:
+        return device
+    share = device.get("memory", {}).get("gpu_share")
+    if not share:
+        notes.append(Message("note.gpu_percent_ignored", {"device": dev.name(device) or "—"}))
+        return device
+    notes.append(Message("note.gpu_percent_set", {"device": dev.name(device), "percent": percent,
+                                                   "default": 100 * share["default_share"]}))
+    return dev.with_gpu_percent(device, percent)
+
+
 def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
     model = resolve_model(values, catalog)
     published = published_weights(values, model) if values.get("mode") == "inference" else None
@@ -98,6 +113,7 @@ def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
         device = catalog.devices[device_id] if device_id else custom_device(memory_gib)
         if device_id and memory_gib:
             device = with_capacity(device, memory_gib)
+        device = readers_device(values, device, notes)
         result["verdict"] = hardware_verdict(model, opts, device_id, device, values.get("ram_gib"),
                                              catalog.devices, result["fits"], result["per_device_gib"])
         tip = result["verdict"]["suggestions"]["moe_offload"]
@@ -126,7 +142,8 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
     """The reverse questions on one device: with a model, the longest context, the concurrent sequences and the
     memory of each weight format; without one, which presets fit."""
     device_id = values["device"]
-    device = catalog.devices[device_id]
+    notes = []
+    device = readers_device(values, catalog.devices[device_id], notes)
     n = values["num_devices"]
     opts = options(MemoryOptions, values, weights=values["weights"] or "bf16", num_devices=n)
     model = resolve_model(values, catalog)
@@ -134,7 +151,6 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
               "weights": values["weights"], "kv_cache": opts.kv_cache, "context": opts.context, "batch": opts.batch,
               "model": model.id if model else None, "model_name": model.name if model else None,
               "formats": None, "max_context": None, "max_batch": None, "presets": None}
-    notes = []
     if model is None:
         presets = presets_that_fit(catalog.models, opts, device_id, device, n)
         result["presets"] = presets["presets"]
@@ -164,15 +180,18 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     published = published_weights(values, model) if values["workload"] in ("decode", "prefill") else None
     opts = options(SpeedOptions, values, **({"weights": published} if published else {}))
     baseline_id = values["baseline"]
+    readers = []
+    device = readers_device(values, catalog.devices[values["device"]], readers)
     result, notes, why = estimate_speed(
         model,
         opts,
         values["device"],
-        catalog.devices[values["device"]],
+        device,
         baseline_id,
         catalog.devices[baseline_id] if baseline_id else None,
         catalog.prices,
     )
+    notes[:0] = readers
     if published:
         notes.insert(0, Message("note.published_format", {"weights": published, "model": model.name}))
     result["weights_source"] = _weights_source(values, published) if model is not None else None
@@ -182,7 +201,7 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     result["plan"] = None
     if opts.target_tokens_per_s is not None and model is not None and opts.workload == "decode" \
             and not opts.roofline_only:
-        result["plan"] = planner.plan(model, opts, values["device"], catalog.devices[values["device"]],
+        result["plan"] = planner.plan(model, opts, values["device"], device,
                                       opts.target_tokens_per_s, catalog.prices.get(values["device"]))
     elif opts.target_tokens_per_s is not None:
         result["notes"].append(Message("note.plan_decode_only", {}).render(lang))

@@ -108,6 +108,17 @@ def chosen(device: dict, capacity_gib: float | None) -> dict:
         return {**device, "memory": {**device["memory"], "capacity_gib": capacity_gib}}
 
 
+def with_gpu_percent(device: dict, percent: float | None) -> dict:
+    """The device with the GPU allowed ``percent`` of its unified memory (the reader's system setting, e.g. macOS
+    ``iogpu.wired_limit_mb`` or the Linux GTT limit); unchanged when ``percent`` is None or the device has memory of
+    its own (no ``memory.gpu_share``)."""
+    share = device["memory"].get("gpu_share")
+    if percent is None or not share:
+        return device
+    reader = {**share, "default_share": percent / 100, "platform_share": share["default_share"], "set_by_reader": True}
+    return {**device, "memory": {**device["memory"], "gpu_share": reader}}
+
+
 def gpu_share(device: dict) -> float:
     """Share of the memory the GPU may use by default (1 unless the data set records a unified-memory limit)."""
     share = device["memory"].get("gpu_share")

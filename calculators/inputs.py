@@ -135,6 +135,8 @@ PARAMETERS: tuple[Param, ...] = (
     Param("device", "device", VRAM + SPEED + FIT, "device id (vram: your device, for a verdict)"),
     Param("memory_gib", "float", VRAM, "vram: memory per device in GiB (another configuration of --device, or a "
           "device not in the data set)", None, 0, 1_000_000, True),
+    Param("gpu_memory_percent", "float", ALL, "unified memory (Apple, Strix Halo, DGX Spark): percent of it the GPU "
+          "may use on --device, as set on your system (default: the platform's default)", None, 10, 100),
     Param("ram_gib", "float", VRAM, "vram: system memory in GiB that layers can be offloaded to (llama.cpp)", None,
           0, 1_000_000),
     Param("baseline", "device", SPEED, "baseline device id to compare with"),

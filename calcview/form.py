@@ -25,7 +25,7 @@ from calcview.numbers import field_value
 LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
     "vram": [
         ("main", None, ("model", "mode", "weights", "kv_cache", "context", "batch")),
-        ("hardware", None, ("device", "num_devices", "memory_gib", "ram_gib", "moe_offload")),
+        ("hardware", None, ("device", "num_devices", "memory_gib", "gpu_memory_percent", "ram_gib", "moe_offload")),
         ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
         ("training", "mode!=inference", ("optimizer", "lora_rank", "gradient_checkpointing")),
         ("parallel", None, ("tp", "zero")),
@@ -37,7 +37,8 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
         ("serving", "workload=decode", ("target_tokens_per_s",)),
         ("training", "workload=training", ("tokens", "gradient_checkpointing")),
         ("kernel", "workload=kernel", ("flops", "bytes")),
-        ("placement", None, ("engine", "num_devices", "split", "gpu_layers", "moe_offload", "host_bandwidth_gb_s")),
+        ("placement", None, ("engine", "num_devices", "split", "gpu_layers", "moe_offload", "host_bandwidth_gb_s",
+                        "gpu_memory_percent")),
         ("cost", None, ("price_per_hour", "purchase_usd", "baseline_price_per_hour", "baseline_purchase_usd",
                          "amortisation_years", "electricity_usd_per_kwh")),
         ("efficiency", None, ("precision", "compute_efficiency", "memory_efficiency", "group_size", "double_quant", "bpw")),

@@ -153,7 +153,7 @@ def test_every_parameter_reaches_its_options_by_name(command, options_class):
 
     cls = {"MemoryOptions": memory.MemoryOptions, "SpeedOptions": speed.SpeedOptions}[options_class]
     fields = {f.name for f in dataclasses.fields(cls)}
-    # resolved into ModelSpec and devices (memory_gib and ram_gib describe the reader's own device)
-    chosen_elsewhere = {"model", "device", "baseline", "memory_gib", "ram_gib", *CUSTOM_FIELDS}
+    # resolved into ModelSpec and devices (memory_gib, gpu_memory_percent and ram_gib describe the reader's own device)
+    chosen_elsewhere = {"model", "device", "baseline", "memory_gib", "ram_gib", "gpu_memory_percent", *CUSTOM_FIELDS}
     missing = [p.name for p in params_for(command) if p.name not in fields | chosen_elsewhere]
     assert missing == []
