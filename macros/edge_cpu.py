@@ -12,7 +12,6 @@ the speed calculator with the same inputs. The tables are built by plain functio
 - ``cpu_table_html()`` — CPUs: bandwidth, memory, TDP, estimated decode speed of the reference models, prefill of
   the first, and energy per token (an upper bound from the TDP), each estimate linked to the speed calculator.
 - ``joules_per_token(device, **params)`` — the speed calculator's energy per token for one case.
-- ``cpu_context()`` — the context length the CPU table's estimates use.
 """
 
 from __future__ import annotations
@@ -212,8 +211,3 @@ def register(env, ctx):
         """Energy per generated token (J) the speed calculator gives ``device`` for the workload (an upper bound
         from the device's power figure)."""
         return joules_text(ctx.catalog(), device, params, ctx.lang())
-
-    @env.macro
-    def cpu_context():
-        """The context length (tokens) of the CPU table's estimates."""
-        return _num(CPU_CONTEXT, ctx.lang())
