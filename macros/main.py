@@ -17,6 +17,7 @@ from macros import (
     charts_macros,
     content_macros,
     download_macros,
+    edge_cpu,
     estimate_macros,
     guide_macros,
     kernel_demo_macros,
@@ -29,7 +30,7 @@ from macros.macro_context import Context
 
 # Each module here defines register(env, ctx). Add a new area's module to this list.
 AREAS = [site_macros, charts_macros, content_macros, kernels_macros, guide_macros, estimate_macros, calculator_macros,
-         kernel_demo_macros, download_macros, accuracy_macros, quantisation_macros, buyer, systems]
+         kernel_demo_macros, download_macros, accuracy_macros, quantisation_macros, buyer, systems, edge_cpu]
 
 
 def define_env(env):

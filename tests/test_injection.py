@@ -95,6 +95,10 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
         "accuracy_count": [(("cases",), {}), (("sources",), {})],
         # the systems pages (macros/systems.py): interconnects, reading benchmarks
         "link_table_html": [((["h100-sxm", "mi300x", "tpu-v5p", "rtx-4090"],), {})],
+        # the edge and CPU pages (macros/edge_cpu.py)
+        "edge_table_html": [((), {})],
+        "cpu_table_html": [((), {})],
+        "joules_per_token": [(("ryzen-9-9950x",), {"model": "llama-3.1-8b", "weights": "q4_k_m", "engine": "llama.cpp", "context": 4096})],
         "fitted_link_latency": [(("allreduce", link), {}) for link in ("nvlink", "pcie", "xgmi")],
         "link_gb_s": [(("b200",), {}), (("b200", 72), {})],
         "measured_case_value": [(("rocm-blog-mlperf-inference-4-1-mi300x", 0, "decode_tokens_per_s", 0, 8), {})],
@@ -212,6 +216,8 @@ def test_every_macro_has_a_hostile_call(dataset):
 # Macros whose output stands on its own lines in a page (tables, charts, lists); the others sit in a sentence.
 BLOCK_MACROS = {
     "calculator",
+    "edge_table_html",
+    "cpu_table_html",
     "link_table_html",
     "machine_table_html",
     "fit_table_html",
