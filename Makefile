@@ -22,7 +22,7 @@ help:
 	@echo "make test-fast unit and property tests only: no site build, no browser, no kernel backends"
 	@echo "make build     build the site into site/ (strict)"
 	@echo "make validate  check the data set only"
-	@echo "make lint      ruff over all Python (also part of make test)"
+	@echo "make lint      ruff and the import contracts (lint-imports) over all Python (also part of make test)"
 	@echo "make fit       fit the speed model on data/inference/ and cross-validate it (writes calculators/fitted.py)"
 	@echo "make bench     measure the command line and the in-page calculators (bench/cli-results.json, bench/results.json)"
 	@echo "make bench-cli measure the command line alone: median seconds per answer (goal 0.3 s)"
@@ -80,6 +80,7 @@ test-fast: setup
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 
 clean:
 	rm -rf site .pytest_cache .hypothesis .cache

@@ -15,7 +15,9 @@ import-linter is built on), which reads every import statement, those inside fun
 
 from __future__ import annotations
 
+import copy
 import sys
+from pathlib import Path
 
 import grimp
 import pytest
@@ -192,3 +194,54 @@ def test_the_cycle_finder_finds_a_cycle_closed_inside_a_function(tmp_path, monke
     monkeypatch.syspath_prepend(str(tmp_path))
     toy = grimp.build_graph("cyclepkg", cache_dir=None)
     assert module_cycles(toy, ("cyclepkg",)) == [["cyclepkg.a", "cyclepkg.b"]]
+
+
+# The same layers as configuration: import-linter's contracts in pyproject.toml ([tool.importlinter]), which
+# `make lint` runs as `lint-imports`. Checked here on the real graph and on graphs with one forbidden import added.
+def import_linter_contracts() -> tuple[dict, list[dict]]:
+    import tomllib
+
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    options = config["tool"]["importlinter"]
+    session = {k: v for k, v in options.items() if k != "contracts"}
+    return session, options["contracts"]
+
+
+def broken_contracts(graph) -> list[str]:
+    from importlinter.configuration import configure
+    from importlinter.contracts.acyclic_siblings import AcyclicSiblingsContract
+    from importlinter.contracts.forbidden import ForbiddenContract
+    from importlinter.contracts.layers import LayersContract
+
+    configure()  # what lint-imports does first: the timer and printer the contracts use
+    kinds = {"layers": LayersContract, "forbidden": ForbiddenContract, "acyclic_siblings": AcyclicSiblingsContract}
+    session, contracts = import_linter_contracts()
+    broken = []
+    for options in contracts:
+        contract = kinds[options["type"]](name=options["name"], session_options=session, contract_options=options)
+        if not contract.check(copy.deepcopy(graph), verbose=False).kept:  # a check removes the ignored imports
+            broken.append(options["id"])
+    return broken
+
+
+@pytest.fixture(scope="module")
+def linter_graph():
+    session, _ = import_linter_contracts()
+    return grimp.build_graph(*session["root_packages"], include_external_packages=True, cache_dir=None)
+
+
+def test_the_configured_import_contracts_hold(linter_graph):
+    assert broken_contracts(linter_graph) == []
+
+
+@pytest.mark.parametrize("importer,imported,broken", [
+    ("calculators.memory", "atlas.dataset", ["layers", "core-stdlib"]),  # a core module imports build code
+    ("calcview.form", "kernelview.page", ["layers"]),  # inside the core, upwards
+    ("charts.svg", "numpy", ["core-stdlib"]),  # third-party in the browser
+    ("kernels.harness", "macros.main", ["demos-not-site"]),
+    ("calculators.defaults", "calculators.memory", ["acyclic"]),  # memory imports defaults: a cycle
+])
+def test_each_configured_contract_breaks_on_a_forbidden_import(linter_graph, importer, imported, broken):
+    graph = copy.deepcopy(linter_graph)
+    graph.add_import(importer=importer, imported=imported)
+    assert broken_contracts(graph) == broken
