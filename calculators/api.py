@@ -17,7 +17,7 @@ import math
 
 import l10n
 from calculators import devices as dev
-from calculators import measured, planner
+from calculators import measured, planner, speculative
 from calculators.catalog import Catalog, CatalogError
 from calculators.inputs import CUSTOM, parse
 from calculators.memory import (
@@ -34,7 +34,7 @@ from calculators.memory import (
 )
 from calculators.messages import Message, ValidationError, error
 from calculators.models import ModelSpec
-from calculators.speed import SpeedOptions, estimate_speed
+from calculators.speed import SpeedOptions, engine_for, estimate_speed
 
 COMMANDS = ("vram", "speed", "fit")
 
@@ -175,6 +175,48 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
     return result
 
 
+def resolve_draft(values: dict, model: ModelSpec | None, opts: SpeedOptions, device: dict,
+                  catalog: Catalog) -> ModelSpec | None:
+    """The draft model of speculative decoding, after checking that the engine, the model and the draft allow the
+    method the reader chose (localized field errors otherwise); None without a draft model."""
+    method = opts.speculative
+    if method == "none" or model is None or opts.workload != "decode":
+        return None
+    problems = []
+    engine = engine_for(device, opts)
+    if method not in speculative.SUPPORT.get(engine, ()):
+        problems.append(error("speculative", "error.speculative_engine", engine=engine, method=method,
+                              engines=[e for e, m in speculative.SUPPORT.items() if method in m]))
+    draft = None
+    if method == "mtp" and not model.mtp_layers:
+        problems.append(error("speculative", "error.no_mtp", model=model.name))
+    if method == "draft":
+        if values.get("draft_model") is None:
+            problems.append(error("draft_model", "error.required", field="draft_model"))
+        elif values["draft_model"] == CUSTOM:
+            problems.append(error("draft_model", "error.draft_custom"))
+        else:
+            draft = ModelSpec.from_preset(values["draft_model"], catalog.models[values["draft_model"]])
+            if draft.vocab != model.vocab:
+                problems.append(error("draft_model", "error.draft_vocab", draft=draft.name, model=model.name,
+                                      draft_vocab=draft.vocab, vocab=model.vocab))
+        if opts.acceptance_percent is None:
+            problems.append(error("acceptance_percent", "error.acceptance_required"))
+    if problems:
+        raise ValidationError(problems)
+    return draft
+
+
+def speculation_note(entry: dict) -> Message:
+    """What the drafter does to the speed, in one sentence."""
+    spec = entry["speculative"]
+    return Message(f"note.speculative_{spec['method']}", {
+        "draft": spec["draft_model_name"] or "", "tokens": spec["draft_tokens"], "percent": 100 * spec["acceptance"],
+        "per_run": spec["tokens_per_run"], "speedup": spec["speedup"], "device": entry["name"],
+        "gib": entry["memory"]["speculation_gib"],
+        "source": "reader" if spec["acceptance_source"] == "reader" else "deepseek"})
+
+
 def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     model = resolve_model(values, catalog) if values["workload"] != "kernel" else None
     published = published_weights(values, model) if values["workload"] in ("decode", "prefill") else None
@@ -182,6 +224,9 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     baseline_id = values["baseline"]
     readers = []
     device = readers_device(values, catalog.devices[values["device"]], readers)
+    draft = resolve_draft(values, model, opts, device, catalog)
+    if opts.speculative != "none" and opts.workload != "decode":
+        readers.append(Message("note.speculative_decode_only", {}))
     result, notes, why = estimate_speed(
         model,
         opts,
@@ -190,7 +235,11 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
         baseline_id,
         catalog.devices[baseline_id] if baseline_id else None,
         catalog.prices,
+        draft,
     )
+    for which in ("device", "baseline"):
+        if result.get(which) and result[which].get("speculative"):
+            readers.append(speculation_note(result[which]))
     notes[:0] = readers
     if published:
         notes.insert(0, Message("note.published_format", {"weights": published, "model": model.name}))
@@ -201,8 +250,8 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     result["plan"] = None
     if opts.target_tokens_per_s is not None and model is not None and opts.workload == "decode" \
             and not opts.roofline_only:
-        result["plan"] = planner.plan(model, opts, values["device"], device,
-                                      opts.target_tokens_per_s, catalog.prices.get(values["device"]))
+        result["plan"] = planner.plan(model, opts, values["device"], device, opts.target_tokens_per_s,
+                                      catalog.prices.get(values["device"]), draft)
     elif opts.target_tokens_per_s is not None:
         result["notes"].append(Message("note.plan_decode_only", {}).render(lang))
     return result

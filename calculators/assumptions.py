@@ -38,6 +38,7 @@ def all_defaults() -> list[d.Default]:
         d.Default("mla.cache", "kv_lora_rank + rope_head_dim", "elements per token and layer", d.DEEPSEEK_V2),
         d.Default("moe.routing", "1 - (1 - k/E)^B", "share of experts one decode step reads", d.MOE_ROUTING,
                 "B sequences each pick k of E experts; routing assumed uniform and independent"),
+        d.SPEC_EXPECTED_TOKENS, d.SPEC_MTP_ACCEPTANCE, d.SPEC_DRAFT_TOKENS,
     ]
     return out
 

@@ -199,6 +199,24 @@ MOE_ROUTING = Source(
     "Jiang et al., Mixtral of Experts (arXiv:2401.04088), section 2",
     "Each token is routed to the top 2 of 8 experts, so it uses 13B active of 47B parameters.",
 )
+DEEPSEEK_V3_MTP = Source(
+    "https://arxiv.org/abs/2412.19437",
+    "DeepSeek-AI, DeepSeek-V3 Technical Report (arXiv:2412.19437), section 5.4.3",
+    "'the acceptance rate of the second token prediction ranges between 85% and 90% across various generation "
+    "topics' ... 'delivering 1.8 times TPS'; DeepSeek-V3 predicts one token ahead with its one MTP module.",
+)
+VLLM_SPEC_DECODE = Source(
+    "https://docs.vllm.ai/en/latest/features/spec_decode.html",
+    "vLLM documentation, Speculative Decoding",
+    "Speculating with a draft model: speculative_config with the draft model and 'num_speculative_tokens': 5 in "
+    "the example; MTP and EAGLE drafters are configured the same way.",
+)
+LEVIATHAN_SPEC = Source(
+    "https://arxiv.org/abs/2211.17192",
+    "Leviathan, Kalman, Matias: Fast Inference from Transformers via Speculative Decoding (ICML 2023), section 3",
+    "With acceptance rate alpha and gamma drafted tokens the expected number of tokens per target-model run is "
+    "(1 - alpha^(gamma+1)) / (1 - alpha), acceptances assumed independent.",
+)
 DEEPSEEK_V2 = Source(
     "https://arxiv.org/abs/2405.04434",
     "DeepSeek-AI, DeepSeek-V2 (arXiv:2405.04434), section 2.1 and table 1",
@@ -584,3 +602,16 @@ def reading_tokens_per_s() -> float:
 
 
 MAX_DEVICES_FOR_FIT = 4096  # the "fits" list stops counting here
+
+# --- Speculative decoding (calculators.speculative) -----------------------------
+
+SPEC_MTP_ACCEPTANCE = Default(
+    "speculative.mtp_acceptance", 0.85, "share of drafted tokens accepted", DEEPSEEK_V3_MTP,
+    "the lower end of the 85-90 % DeepSeek reports for its MTP module; other models' modules are assumed alike")
+SPEC_DRAFT_TOKENS = Default(
+    "speculative.draft_tokens", 5, "tokens drafted per target-model run", VLLM_SPEC_DECODE,
+    "draft model: the example's num_speculative_tokens; MTP drafts as many tokens as the model has MTP modules")
+SPEC_EXPECTED_TOKENS = Default(
+    "speculative.tokens_per_step", "(1 - a^(k+1)) / (1 - a)", "tokens per target-model run", LEVIATHAN_SPEC,
+    "a = acceptance rate, k = drafted tokens")
+

@@ -169,6 +169,13 @@ PARAMETERS: tuple[Param, ...] = (
           "llama.cpp --n-cpu-moe N)", choices=("experts", "fit")),
     Param("target_tokens_per_s", "float", SPEED, "serving planner (decode): the speed each user must keep, in "
           "tokens/s; the answer gives how many concurrent users the devices sustain at it", None, 0, 1_000_000, True),
+    Param("speculative", "choice", SPEED, "decode with a drafter: none, draft (a smaller model of the same family, "
+          "--draft-model) or mtp (the model's multi-token-prediction modules)", "none", choices=("none", "draft", "mtp")),
+    Param("draft_model", "model", SPEED, "speculative decoding: the draft model's preset id (same tokenizer)"),
+    Param("draft_tokens", "int", SPEED, "speculative decoding: tokens drafted per run of the model (default 5 for a "
+          "draft model, one per MTP module)", None, 1, 32),
+    Param("acceptance_percent", "float", SPEED, "speculative decoding: share of drafted tokens the model accepts, "
+          "in percent (required for a draft model; MTP: 85 from the DeepSeek-V3 report)", None, 1, 99),
     Param("host_bandwidth_gb_s", "float", SPEED, "system memory bandwidth in GB/s for offloaded layers "
           f"(default {d.DEFAULT_HOST_BANDWIDTH.value} GB/s, dual-channel DDR5-5600)", None, 0, 100_000, True),
 )

@@ -20,9 +20,10 @@ from calculators.speed_model import kv_cache_bytes
 MAX_CONCURRENCY = 4096  # sequences; serving engines cap a batch well below this (vLLM's max_num_seqs: 256 by default)
 
 
-def _at(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, prices: list | None, batch: int) -> dict:
+def _at(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, prices: list | None, batch: int,
+        draft: ModelSpec | None = None) -> dict:
     return llm_device_result(device_id, device, model, replace(opts, workload="decode", batch=batch), "device", [],
-                             prices, instead=False)
+                             prices, instead=False, draft=draft)
 
 
 def _meets(result: dict, target: float) -> bool:
@@ -30,7 +31,7 @@ def _meets(result: dict, target: float) -> bool:
 
 
 def plan(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, target_tokens_per_s: float,
-         prices: list | None = None) -> dict:
+         prices: list | None = None, draft: ModelSpec | None = None) -> dict:
     """The largest concurrency at which every user decodes at ``target_tokens_per_s`` or faster and the KV cache
     of all users (each at ``opts.context`` tokens) fits on ``opts.num_devices`` devices.
 
@@ -40,13 +41,13 @@ def plan(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, tar
     user would be slower than the target), "memory" (one more user's KV cache would not fit), "ceiling"
     (``MAX_CONCURRENCY``) or "does_not_fit". ``curve``: per-user and total tokens/s at powers of two up to past
     the answer, for a chart."""
-    one = _at(model, opts, device_id, device, prices, 1)
+    one = _at(model, opts, device_id, device, prices, 1, draft)
     best, limit = (one, 1) if _meets(one, target_tokens_per_s) else (None, 0)
     if best is not None:
         low, high = 1, None
         probe = 2
         while probe <= MAX_CONCURRENCY:  # double until the target or the memory fails
-            result = _at(model, opts, device_id, device, prices, probe)
+            result = _at(model, opts, device_id, device, prices, probe, draft)
             if not _meets(result, target_tokens_per_s):
                 high = probe
                 break
@@ -57,7 +58,7 @@ def plan(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, tar
         else:
             while high - low > 1:  # the last concurrency that still meets both
                 mid = (low + high) // 2
-                result = _at(model, opts, device_id, device, prices, mid)
+                result = _at(model, opts, device_id, device, prices, mid, draft)
                 if _meets(result, target_tokens_per_s):
                     best, low = result, mid
                 else:
@@ -68,13 +69,13 @@ def plan(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, tar
     elif limit >= MAX_CONCURRENCY:
         limited_by = "ceiling"
     else:
-        beyond = _at(model, opts, device_id, device, prices, limit + 1)
+        beyond = _at(model, opts, device_id, device, prices, limit + 1, draft)
         limited_by = "memory" if not beyond["memory"]["fits"] else "speed"
     shown = best or one
     curve = []
     batch = 1
     while batch <= min(MAX_CONCURRENCY, max(2 * max(limit, 1), 16)):
-        point = _at(model, opts, device_id, device, prices, batch)
+        point = _at(model, opts, device_id, device, prices, batch, draft)
         curve.append({"concurrency": batch, "tokens_per_s_per_user": point["tokens_per_s_per_sequence"],
                       "tokens_per_s_total": point["tokens_per_s"], "fits": point["memory"]["fits"]})
         batch *= 2

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from calculators import cost, engines, fitted, roofline, trust
+from calculators import cost, engines, fitted, roofline, speculative, trust
 from calculators import defaults as d
 from calculators import devices as dev
 from calculators import energy as power
@@ -75,6 +75,10 @@ class SpeedOptions:
     baseline_purchase_usd: float | None = None
     moe_offload: str | None = None  # mixture of experts: "experts" (all in system RAM) | "fit" (as few as needed)
     target_tokens_per_s: float | None = None  # serving planner: the decode speed each user keeps (calculators.planner)
+    speculative: str = "none"  # decode: "draft" (a draft model) | "mtp" (the model's MTP modules); calculators.speculative
+    draft_model: str | None = None  # id of the draft model (its ModelSpec is passed beside the options)
+    draft_tokens: int | None = None  # tokens drafted per target-model run; None: speculative.default_drafted
+    acceptance_percent: float | None = None  # share of drafted tokens accepted; None: the sourced MTP default
 
     @property
     def roofline_only(self) -> bool:
@@ -213,19 +217,36 @@ def usable_bytes(device: dict) -> float:
     return dev.capacity_bytes(device) * dev.gpu_share(device)
 
 
-def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str) -> dict:
-    """Whether the model, its KV cache and the runtime fit on the devices; if not, the shortfall and what would."""
+def speculation_bytes(model: ModelSpec, opts: SpeedOptions, draft: ModelSpec | None) -> float:
+    """Bytes one device holds for the drafter: the draft model's weights, KV cache and workspace, or the weights of
+    the model's MTP modules; 0 without speculation."""
     n = opts.num_devices
-    available = usable_bytes(device)
+    if opts.workload != "decode" or opts.speculative == "none":
+        return 0.0
+    if opts.speculative == "draft":
+        if draft is None:
+            return 0.0
+        per = _per_device(draft, _memory_options(opts, n), [])
+        return per["weights"] + per["kv_cache"] + per["activations"]
+    per = _per_device(model, _memory_options(opts, n), [])
+    return per["weights"] * speculative.mtp_params(model) / model.count_params()
+
+
+def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str, extra_bytes: float = 0.0) -> dict:
+    """Whether the model, its KV cache and the runtime (and ``extra_bytes``, a drafter) fit on the devices; if not,
+    the shortfall and what would."""
+    n = opts.num_devices
+    available = usable_bytes(device) - extra_bytes
     need = memory_need(model, opts, n)
     moe = moe_placement(model, opts, device)
     if moe:
         need = moe["gpu_gib"] * d.GIB
     out = {
         "fits": need <= available,
-        "needed_gib": need / d.GIB,
-        "available_gib": available / d.GIB,
+        "needed_gib": (need + extra_bytes) / d.GIB,
+        "available_gib": (available + extra_bytes) / d.GIB,
         "margin_gib": (available - need) / d.GIB,
+        "speculation_gib": extra_bytes / d.GIB,
         "gpu_share": dev.gpu_share(device),
         "suggestions": {},
         "moe_offload": moe,
@@ -263,9 +284,35 @@ def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str)
     return out
 
 
+def speculation(t: sm.Terms, model: ModelSpec, device: dict, case: sm.Case, opts: SpeedOptions,
+                draft: ModelSpec | None, plain_step_s: float) -> dict | None:
+    """Decode with a drafter: tokens per run, the speed-up over plain decoding and its parts (None: no drafter)."""
+    if case.phase != "decode" or opts.speculative == "none" or (opts.speculative == "draft" and draft is None):
+        return None
+    drafted = opts.draft_tokens or speculative.default_drafted(opts.speculative, model)
+    acceptance = (opts.acceptance_percent / 100 if opts.acceptance_percent is not None
+                  else speculative.default_acceptance(opts.speculative))
+    verify_case = replace(case, batch=case.batch * (drafted + 1))
+    verify = sm.terms(model, device, verify_case)
+    x = dict(verify.x)
+    x["kv_mem"] = t.x["kv_mem"]  # k + 1 positions of one sequence read its KV cache once
+    verify_s = sm.predict(replace(verify, x=x), fitted.PARAMS)["time_s"]
+    if opts.speculative == "draft":
+        draft_s = sm.predict(sm.terms(draft, device, case), fitted.PARAMS)["time_s"]
+    else:
+        draft_s = plain_step_s * speculative.mtp_step_share(model)
+    factor = speculative.speedup(acceptance, drafted, draft_s, verify_s, plain_step_s)
+    return {"method": opts.speculative, "draft_model": draft.id if draft is not None and opts.speculative == "draft"
+            else None, "draft_model_name": draft.name if draft is not None and opts.speculative == "draft" else None,
+            "draft_tokens": drafted, "acceptance": acceptance,
+            "acceptance_source": "reader" if opts.acceptance_percent is not None else "default",
+            "tokens_per_run": speculative.tokens_per_run(acceptance, drafted), "speedup": factor,
+            "draft_step_s": draft_s, "verify_step_s": verify_s, "plain_step_s": plain_step_s}
+
+
 def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: SpeedOptions, field: str,
                       notes: list, prices: list | None = None, engine: str | None = None,
-                      instead: bool = True) -> dict:
+                      instead: bool = True, draft: ModelSpec | None = None) -> dict:
     """The fitted speed model's result for decode or prefill on ``opts.num_devices`` of ``device``."""
     engine = engine or engine_for(device, opts)
     split = split_for(engine, opts)
@@ -300,6 +347,9 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
     predicted = sm.predict(t, fitted.PARAMS)
     parts = predicted["parts_s"]
     time = predicted["time_s"]
+    spec = speculation(t, model, device, case, opts, draft, time)
+    if spec:
+        time /= spec["speedup"]  # seconds per step of batch tokens, drafting and verification included
     bandwidth_gb_s = dev.bandwidth_bytes_s(device) / d.GB
     out = {
         "id": device_id,
@@ -326,8 +376,9 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
         "split": split,
         "device_class": t.device_class,
         "efficiencies": sm.efficiencies(t, fitted.PARAMS),
-        "memory": fit_verdict(model, opts, device, engine),
+        "memory": fit_verdict(model, opts, device, engine, speculation_bytes(model, opts, draft)),
         "accuracy": trust.accuracy_for(opts.workload, n, opts.batch, engine, t.device_class),
+        "speculative": spec,
     }
     hourly = cost.hourly_cost(prices or [], dev.tdp_w(device), n, opts.price_per_hour, opts.purchase_usd,
                               opts.amortisation_years, opts.electricity_usd_per_kwh)
@@ -524,18 +575,22 @@ def estimate_speed(
     baseline_id: str | None = None,
     baseline: dict | None = None,
     prices: dict | None = None,
+    draft: ModelSpec | None = None,
 ) -> tuple[dict, list, Message | None]:
-    """The speed result dict, its notes and the comparison reason (None without a baseline)."""
+    """The speed result dict, its notes and the comparison reason (None without a baseline); ``draft``: the draft
+    model of ``opts.speculative == "draft"``."""
     notes: list[Message] = []
     work = workload(model, opts)
     if model is not None and opts.workload in ("decode", "prefill") and not opts.roofline_only:
         prices = prices or {}
-        dev_result = llm_device_result(device_id, device, model, opts, "device", notes, prices.get(device_id))
+        dev_result = llm_device_result(device_id, device, model, opts, "device", notes, prices.get(device_id),
+                                       draft=draft)
         # A comparison runs both on the same software: the engine given, else the device's default.
         # The baseline's prices are its own: a price typed for the device is not applied to it.
         base_opts = replace(opts, price_per_hour=opts.baseline_price_per_hour, purchase_usd=opts.baseline_purchase_usd)
         base_result = (llm_device_result(baseline_id, baseline, model, base_opts, "baseline", notes,
-                                         prices.get(baseline_id), engine=dev_result["engine"]) if baseline else None)
+                                         prices.get(baseline_id), engine=dev_result["engine"], draft=draft)
+                       if baseline else None)
         work = Work(work.flops, work.bytes, work.tokens if opts.workload == "prefill" else opts.batch)
     else:
         dev_result = device_result(device_id, device, work, opts, "device", notes)

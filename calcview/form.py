@@ -35,6 +35,7 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
         ("main", None, ("model", "workload", "device", "baseline", "weights", "kv_cache", "context", "batch")),
         ("custom", f"model={CUSTOM}", CUSTOM_FIELDS),
         ("serving", "workload=decode", ("target_tokens_per_s",)),
+        ("speculative", "workload=decode", ("speculative", "draft_model", "draft_tokens", "acceptance_percent")),
         ("training", "workload=training", ("tokens", "gradient_checkpointing")),
         ("kernel", "workload=kernel", ("flops", "bytes")),
         ("placement", None, ("engine", "num_devices", "split", "gpu_layers", "moe_offload", "host_bandwidth_gb_s",

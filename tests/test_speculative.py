@@ -1,0 +1,126 @@
+"""Speculative decoding and multi-token prediction (issue 37, item 3): the expected speed-up from the acceptance
+rate and the speed model's own step times, the drafter's memory, and refusals where the engine or model cannot.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import l10n
+from calculators import speculative
+from calculators.models import ModelSpec
+from tests.calculators_support import catalog, errors, rendered, result
+
+MTP = {"model": "deepseek-v3", "weights": "fp8", "device": "h200-sxm", "num_devices": 8, "engine": "vllm"}
+DRAFT = {"model": "llama-3.1-70b", "weights": "q4_k_m", "device": "rtx-4090", "num_devices": 2,
+         "speculative": "draft", "draft_model": "llama-3.2-1b", "acceptance_percent": 70}
+
+
+def plain(params: dict) -> dict:
+    return result("speed", {k: v for k, v in params.items()
+                            if k not in ("speculative", "draft_model", "acceptance_percent", "draft_tokens")})
+
+
+@pytest.mark.parametrize(("acceptance", "drafted", "expected"), [
+    (0.85, 1, 1.85),  # DeepSeek-V3's one MTP module at 85 %
+    (0.0, 5, 1.0),  # nothing accepted: the model's own token only
+    (1.0, 4, 5.0),  # everything accepted
+    (0.7, 5, (1 - 0.7 ** 6) / 0.3),
+])
+def test_tokens_per_run_is_leviathans_expectation(acceptance, drafted, expected):
+    assert speculative.tokens_per_run(acceptance, drafted) == pytest.approx(expected)
+
+
+def test_deepseek_v3_mtp_speeds_decode_up_by_less_than_the_tokens_per_run():
+    with_mtp = result("speed", {**MTP, "speculative": "mtp"})["device"]
+    without = plain(MTP)["device"]
+    spec = with_mtp["speculative"]
+    assert (spec["method"], spec["draft_tokens"], spec["acceptance"], spec["acceptance_source"]) == \
+        ("mtp", 1, 0.85, "default")
+    assert spec["tokens_per_run"] == pytest.approx(1.85)
+    # verifying two positions and running the module cost more than one plain step
+    assert 1.3 < spec["speedup"] < spec["tokens_per_run"]
+    assert with_mtp["tokens_per_s"] == pytest.approx(without["tokens_per_s"] * spec["speedup"])
+    assert spec["plain_step_s"] == pytest.approx(without["time_s"])
+    assert spec["verify_step_s"] > spec["plain_step_s"]
+    # the module's weights: its share of the parameters, in the same format, split over the 8 GPUs
+    model = ModelSpec.from_preset("deepseek-v3", catalog().models["deepseek-v3"])
+    share = speculative.mtp_params(model) / model.count_params()
+    weights_gib = without["memory"]["needed_gib"]  # weights dominate; check the extra against the module's share
+    assert with_mtp["memory"]["speculation_gib"] > 0.5
+    assert with_mtp["memory"]["speculation_gib"] < weights_gib * share * 1.05
+    assert with_mtp["memory"]["needed_gib"] == pytest.approx(
+        without["memory"]["needed_gib"] + with_mtp["memory"]["speculation_gib"])
+
+
+def test_a_draft_model_pays_for_its_own_steps_and_memory():
+    with_draft = result("speed", DRAFT)["device"]
+    without = plain(DRAFT)["device"]
+    spec = with_draft["speculative"]
+    assert (spec["draft_model"], spec["draft_tokens"], spec["acceptance_source"]) == ("llama-3.2-1b", 5, "reader")
+    assert 1 < spec["speedup"] < spec["tokens_per_run"]
+    assert 0 < spec["draft_step_s"] < spec["plain_step_s"] / 3  # a 1B draft runs far faster than the 70B model
+    assert with_draft["tokens_per_s"] == pytest.approx(without["tokens_per_s"] * spec["speedup"])
+    assert with_draft["memory"]["speculation_gib"] > 0.3
+
+
+def test_more_acceptance_means_more_speed_and_useless_drafts_slow_decoding_down():
+    speeds = [result("speed", {**DRAFT, "acceptance_percent": a})["device"]["speculative"]["speedup"]
+              for a in (5, 40, 70, 95)]
+    assert speeds == sorted(speeds)
+    assert speeds[0] < 1  # drafts that are almost never accepted cost time
+
+
+def test_the_gain_shrinks_at_high_concurrency():
+    server = {"model": "llama-3.1-70b", "weights": "fp8", "device": "h100-sxm", "num_devices": 2, "engine": "vllm",
+              "speculative": "draft", "draft_model": "llama-3.2-1b", "acceptance_percent": 70}
+    one = result("speed", {**server, "batch": 1})["device"]["speculative"]["speedup"]
+    many = result("speed", {**server, "batch": 128})["device"]["speculative"]["speedup"]
+    assert many < one
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_engines_and_models_that_cannot_are_refused_in_the_readers_language(lang):
+    found = errors("speed", lang, model="llama-3.1-8b", device="rtx-4090", speculative="mtp")
+    assert {e["key"] for e in found} == {"error.speculative_engine", "error.no_mtp"}
+    engine = next(e for e in found if e["key"] == "error.speculative_engine")
+    assert engine["field"] == "speculative" and "llama.cpp" in engine["message"] and "vllm" in engine["message"]
+    found = errors("speed", lang, model="llama-3.1-70b", device="h100-sxm", engine="vllm", speculative="draft",
+                   draft_model="qwen3-0.6b", acceptance_percent="60")
+    assert [e["key"] for e in found] == ["error.draft_vocab"]
+    assert l10n.format_number(151936, lang, 0) in found[0]["message"]
+    found = errors("speed", lang, model="llama-3.1-70b", device="h100-sxm", engine="vllm", speculative="draft")
+    assert sorted(e["field"] for e in found) == ["acceptance_percent", "draft_model"]
+    for e in found:
+        assert "None" not in e["message"]
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_the_page_and_the_cli_say_what_the_drafter_does(lang):
+    html = rendered("speed", {**MTP, "speculative": "mtp"}, lang)["html"]
+    spec = result("speed", {**MTP, "speculative": "mtp"}, lang)
+    sentence = next(n["message"] for n in spec["notes"] if n["key"] == "note.speculative_mtp")
+    assert l10n.format_significant(spec["device"]["speculative"]["speedup"], lang, 3) in sentence
+    assert sentence.split("≈")[0].strip()[:40] in html
+    prefill = result("speed", {**MTP, "speculative": "mtp", "workload": "prefill"}, lang)
+    assert "note.speculative_decode_only" in [n["key"] for n in prefill["notes"]]
+    assert prefill["device"]["speculative"] is None
+
+
+def test_the_command_line_takes_the_options():
+    out = subprocess.run([sys.executable, "-m", "calculators", "speed", "--model", "llama-3.1-70b", "--weights",
+                          "q4_k_m", "--device", "rtx-4090", "--num-devices", "2", "--speculative", "draft",
+                          "--draft-model", "llama-3.2-1b", "--acceptance-percent", "70"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "Llama 3.2 1B as draft model" in out and "70" in out
+
+
+def test_the_serving_planner_plans_with_the_drafter():
+    base = {**MTP, "workload": "decode", "target_tokens_per_s": 40}
+    with_mtp = result("speed", {**base, "speculative": "mtp"})["plan"]
+    without = result("speed", base)["plan"]
+    assert with_mtp["tokens_per_s_per_user"] >= 40
+    assert with_mtp["concurrency"] >= without["concurrency"]
