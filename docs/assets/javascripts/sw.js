@@ -133,7 +133,7 @@ function fromNetworkFirst(request) {
 self.addEventListener("fetch", function (event) {
   var request = event.request;
   if (request.method !== "GET" || !sameOrigin(request.url)) return;
-  if (request.headers.has("range")) return;
+  if (request.headers.has("range") || new URL(request.url).pathname.indexOf("/livereload/") >= 0) return;  // mkdocs serve
   var key = runtimeKey(request.url, manifest().files, scopeURL());
   if (key) event.respondWith(fromRuntime(request, key));
   else if (!runtimeKey(request.url.split("?")[0], manifest().files, scopeURL())) {
