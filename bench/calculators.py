@@ -14,7 +14,8 @@ cache each (medians):
 - ``start_on_focus``: time from the reader's first focus to a live result when the
   runtime starts on page load (default) or only on that first focus;
 - ``repeat_ready_ms``: a second navigation to the calculator in the same browser context, once the
-  service worker (sw.js) has kept the runtime: navigation start until the first live result;
+  service worker (sw.js) has kept the runtime: navigation start until the first live result (and
+  ``repeat_ready_without_service_worker_ms``, the same with service workers blocked: HTTP cache only);
 - ``offline_repeat``: whether, after that visit, the calculator still answers with the context offline
   and the page reloaded ("yes"/"no", every run);
 - ``bytes_compressed``: bytes transferred until ready on a cold visit when the server sends the build's
@@ -173,10 +174,20 @@ def offline_figures(browser, site: Path, runs: int) -> dict:
     everything (``<html data-atlas-offline="ready">``), navigates to it again (timed), then goes offline,
     with the server stopped, and reloads. One more cold visit against a server that sends the ``.gz``
     copies counts the compressed bytes."""
-    repeat, offline = [], []
+    repeat, repeat_no_sw, offline = [], [], []
     for _ in range(runs):
         server, base = serve(site)
         try:
+            # The same second visit without the service worker (HTTP cache only), for comparison.
+            ctx = browser.new_context(service_workers="block")
+            page = ctx.new_page()
+            page.goto(base + VRAM)
+            page.wait_for_function(READY, timeout=300_000)
+            page.goto(base + VRAM)
+            page.wait_for_function(READY, timeout=300_000)
+            repeat_no_sw.append(page.evaluate("() => performance.now()"))
+            ctx.close()
+
             ctx = browser.new_context()
             page = ctx.new_page()
             page.goto(base + VRAM)
@@ -213,6 +224,7 @@ def offline_figures(browser, site: Path, runs: int) -> dict:
     return {
         "repeat_ready_ms": round(statistics.median(repeat)),
         "repeat_ready_runs_ms": [round(x) for x in repeat],
+        "repeat_ready_without_service_worker_ms": round(statistics.median(repeat_no_sw)),
         "offline_repeat": "yes" if offline and all(offline) else "no",
         "bytes_compressed": {"calculator_page": compressed, "gzip_copies": gz},
     }
@@ -315,6 +327,7 @@ def run(site: Path, runs: int) -> dict:
 def offline_rows(r: dict) -> list[tuple[str, str, str]]:
     return [
         ("repeat visit ready (service worker, median)", f"{r['repeat_ready_ms']} ms", "goal <= 1000 ms"),
+        ("  the same without service worker (HTTP cache)", f"{r['repeat_ready_without_service_worker_ms']} ms", ""),
         ("offline repeat works (context offline, reload)", r["offline_repeat"], "goal yes"),
         ("bytes until ready, gzip copies served", f"{r['bytes_compressed']['calculator_page']:,}", ""),
     ]
