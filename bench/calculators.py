@@ -12,10 +12,18 @@ cache each (medians):
 - ``longest_task_ms``: the longest main-thread task while loading (goal: none over 200 ms);
 - ``bytes``: bytes transferred by a calculator page (until ready) and by a content page;
 - ``start_on_focus``: time from the reader's first focus to a live result when the
-  runtime starts on page load (default) or only on that first focus.
+  runtime starts on page load (default) or only on that first focus;
+- ``repeat_ready_ms``: a second navigation to the calculator in the same browser context, once the
+  service worker (sw.js) has kept the runtime: navigation start until the first live result (and
+  ``repeat_ready_without_service_worker_ms``, the same with service workers blocked: HTTP cache only);
+- ``offline_repeat``: whether, after that visit, the calculator still answers with the context offline
+  and the page reloaded ("yes"/"no", every run);
+- ``bytes_compressed``: bytes transferred until ready on a cold visit when the server sends the build's
+  ``.gz`` copies (as nginx ``gzip_static`` does), beside the uncompressed figure.
 
 Writes ``bench/results.json`` and prints a table. Usage:
-``python -m bench.calculators --site SITE_DIR [--runs 5]`` (from the repository root).
+``python -m bench.calculators --site SITE_DIR [--runs 5]`` (from the repository root);
+``--only offline`` measures the last three figures alone (written to ``bench/tmp/offline-results.json``).
 """
 
 from __future__ import annotations
@@ -96,18 +104,42 @@ RECOMPUTE = """async (n) => {
 }"""
 
 
-def serve_forever(site: str, port: int) -> None:
+OFFLINE_READY = "() => document.documentElement.dataset.atlasOffline === 'ready'"
+
+
+class _GzipStaticHandler(_QuietHandler):
+    """Sends ``file.gz`` with ``Content-Encoding: gzip`` where the build wrote one and the browser accepts
+    gzip, as nginx's ``gzip_static on`` does."""
+
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if "gzip" not in self.headers.get("Accept-Encoding", "") or not os.path.isfile(path + ".gz"):
+            return super().send_head()
+        f = open(path + ".gz", "rb")  # noqa: SIM115 -- the base class closes it after copying
+        size = os.fstat(f.fileno()).st_size
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(size))
+        self.send_header("Last-Modified", self.date_time_string(os.path.getmtime(path)))
+        self.end_headers()
+        return f
+
+
+def serve_forever(site: str, port: int, gzip_static: bool = False) -> None:
     """The static server, in its own process so it never waits for this one's interpreter lock."""
-    handler = functools.partial(_QuietHandler, directory=site)
+    handler = functools.partial(_GzipStaticHandler if gzip_static else _QuietHandler, directory=site)
     http.server.ThreadingHTTPServer(("127.0.0.1", port), handler).serve_forever()
 
 
-def serve(site: Path):
+def serve(site: Path, gzip_static: bool = False):
     """Start the static server for ``site`` in a child process; return (process, base URL)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    child = subprocess.Popen([sys.executable, "-m", "bench.calculators", "--serve", str(site), str(port)], cwd=REPO_ROOT)
+    cmd = [sys.executable, "-m", "bench.calculators", "--serve", str(site), str(port)] + (["--gzip"] if gzip_static else [])
+    child = subprocess.Popen(cmd, cwd=REPO_ROOT)
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -133,6 +165,80 @@ def transferred(page) -> dict:
 def percentile(values, q):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def offline_figures(browser, site: Path, runs: int) -> dict:
+    """Repeat-visit ready time and offline reload (service worker), and compressed bytes until ready.
+
+    Each run: a fresh context visits the calculator, waits until the service worker reports that it kept
+    everything (``<html data-atlas-offline="ready">``), navigates to it again (timed), then goes offline,
+    with the server stopped, and reloads. One more cold visit against a server that sends the ``.gz``
+    copies counts the compressed bytes."""
+    repeat, repeat_no_sw, offline = [], [], []
+    for _ in range(runs):
+        server, base = serve(site)
+        try:
+            # The same second visit without the service worker (HTTP cache only), for comparison.
+            ctx = browser.new_context(service_workers="block")
+            page = ctx.new_page()
+            page.goto(base + VRAM)
+            page.wait_for_function(READY, timeout=300_000)
+            page.goto(base + VRAM)
+            page.wait_for_function(READY, timeout=300_000)
+            repeat_no_sw.append(page.evaluate("() => performance.now()"))
+            ctx.close()
+
+            ctx = browser.new_context()
+            page = ctx.new_page()
+            page.goto(base + VRAM)
+            page.wait_for_function(READY, timeout=300_000)
+            page.wait_for_function(OFFLINE_READY, timeout=120_000)
+            page.goto(base + VRAM)
+            page.wait_for_function(READY, timeout=300_000)
+            repeat.append(page.evaluate("() => performance.now()"))
+        finally:
+            server.terminate()
+            server.wait()
+        ctx.set_offline(True)
+        try:
+            page.reload()
+            page.wait_for_function(READY, timeout=120_000)
+            offline.append(True)
+        except Exception:  # noqa: BLE001 -- any failure means "no"
+            offline.append(False)
+        ctx.close()
+
+    server, base = serve(site, gzip_static=True)
+    try:
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        sizes = transferred(page)
+        page.goto(base + VRAM)
+        page.wait_for_function(READY, timeout=300_000)
+        compressed = sizes["bytes"]
+        ctx.close()
+    finally:
+        server.terminate()
+        server.wait()
+    gz = sorted(str(p.relative_to(site)) for p in site.rglob("*.gz"))
+    return {
+        "repeat_ready_ms": round(statistics.median(repeat)),
+        "repeat_ready_runs_ms": [round(x) for x in repeat],
+        "repeat_ready_without_service_worker_ms": round(statistics.median(repeat_no_sw)),
+        "offline_repeat": "yes" if offline and all(offline) else "no",
+        "bytes_compressed": {"calculator_page": compressed, "gzip_copies": gz},
+    }
+
+
+def run_offline_only(site: Path, runs: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    load_before = os.getloadavg()[0]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        result = offline_figures(browser, site, runs)
+        browser.close()
+    return {"runs": runs, "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)], **result}
 
 
 def run(site: Path, runs: int) -> dict:
@@ -163,6 +269,9 @@ def run(site: Path, runs: int) -> dict:
                 phases.append(page.evaluate(PHASES))
                 longest.append(max(page.evaluate("() => window.__longtasks"), default=0.0))
                 calc_bytes.append(sizes["bytes"])
+                # The service worker registers once the runtime is ready and keeps its files: let it finish
+                # before timing inputs, so its fetches do not count as the calculator's response time.
+                page.wait_for_function(OFFLINE_READY, timeout=120_000)
                 recompute += page.evaluate(RECOMPUTE, 20)
                 calls += page.evaluate(WORKER_CALLS, 20)
                 ctx.close()
@@ -185,6 +294,8 @@ def run(site: Path, runs: int) -> dict:
             sizes = transferred(page)
             page.goto(base + CONTENT, wait_until="networkidle")
             content_bytes = sizes["bytes"]
+            ctx.close()
+            offline = offline_figures(browser, site, runs)
             browser.close()
     finally:
         server.terminate()
@@ -209,7 +320,17 @@ def run(site: Path, runs: int) -> dict:
         "bytes": {"calculator_page": int(med(calc_bytes)), "content_page": content_bytes},
         "start_on_focus": {"focus_to_ready_ms_when_loading_on_page_load": round(med(focus["load"])),
                            "focus_to_ready_ms_when_loading_on_first_focus": round(med(focus["focus"]))},
+        **offline,
     }
+
+
+def offline_rows(r: dict) -> list[tuple[str, str, str]]:
+    return [
+        ("repeat visit ready (service worker, median)", f"{r['repeat_ready_ms']} ms", "goal <= 1000 ms"),
+        ("  the same without service worker (HTTP cache)", f"{r['repeat_ready_without_service_worker_ms']} ms", ""),
+        ("offline repeat works (context offline, reload)", r["offline_repeat"], "goal yes"),
+        ("bytes until ready, gzip copies served", f"{r['bytes_compressed']['calculator_page']:,}", ""),
+    ]
 
 
 def table(r: dict) -> str:
@@ -229,6 +350,7 @@ def table(r: dict) -> str:
          f"{r['start_on_focus']['focus_to_ready_ms_when_loading_on_page_load']} ms", ""),
         ("first focus -> live result, loading on first focus",
          f"{r['start_on_focus']['focus_to_ready_ms_when_loading_on_first_focus']} ms", ""),
+        *offline_rows(r),
     ]
     width = max(len(a) for a, _, _ in rows)
     lines = [f"{'measure':<{width}}  {'value':>16}  note", "-" * (width + 30)]
@@ -244,13 +366,24 @@ def table(r: dict) -> str:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--serve"]:
-        serve_forever(argv[1], int(argv[2]))
+        serve_forever(argv[1], int(argv[2]), gzip_static="--gzip" in argv[3:])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", required=True, type=Path, help="a built site (mkdocs build)")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "results.json")
+    parser.add_argument("--out", type=Path, default=None, help="default bench/results.json")
+    parser.add_argument("--only", choices=["offline"], help="measure only the service-worker and compression figures")
     args = parser.parse_args(argv)
+    if args.only == "offline":
+        args.out = args.out or REPO_ROOT / "bench" / "tmp" / "offline-results.json"
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        results = run_offline_only(args.site, args.runs)
+        args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        for a, b, c in offline_rows(results):
+            print(f"{a:<50}  {b:>12}  {c}")
+        print(f"load average during the run: {results['load_average'][0]} -> {results['load_average'][1]}")
+        return 0
+    args.out = args.out or REPO_ROOT / "bench" / "results.json"
     results = run(args.site, args.runs)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(table(results))

@@ -37,6 +37,9 @@
     handle.worker.onmessage = function (event) {
       handle.messages.push(event.data || {});
     };
+    handle.worker.addEventListener("message", function (event) {
+      if (event.data && event.data.type === "ready") keepOffline();
+    });
     handle.worker.onerror = function (event) {
       event.preventDefault();
       handle.failed = { reason: "load", detail: event.message || "the worker script could not be loaded" };
@@ -53,6 +56,37 @@
       warm: options.warm || [],
     });
     return handle;
+  }
+
+  // Once the runtime is ready (so it never competes with the first start), register the service worker
+  // the build serves at the site root (sw.js: the runtime by content hash, pages for offline use) and ask
+  // it to keep this page and the files it loaded. Sets <html data-atlas-offline="ready"> when everything
+  // a reload needs is kept. Where service workers are missing or refused nothing changes.
+  function keepOffline() {
+    try {
+      var sw = navigator.serviceWorker;
+      if (!here || !sw || !globalThis.isSecureContext || typeof sw.register !== "function") return;
+      sw.addEventListener("message", function (event) {
+        var msg = event.data || {};
+        if (msg.type === "kept") document.documentElement.dataset.atlasOffline = msg.runtime ? "ready" : "partial";
+      });
+      sw.startMessages();
+      sw.register(new URL("../../sw.js", here).href)
+        .then(function () { return sw.ready; })
+        .then(function (registration) {
+          var urls = [];
+          if (!sw.controller) {  // the first visit: nothing went through the service worker yet
+            urls = [location.href.split("#")[0], new URL("pyodide-worker.mjs", here).href];
+            performance.getEntriesByType("resource").forEach(function (entry) {
+              if (entry.name.indexOf(location.origin + "/") === 0) urls.push(entry.name.split("#")[0]);
+            });
+          }
+          if (registration.active) registration.active.postMessage({ type: "keep", urls: urls });
+        })
+        .catch(function () {});
+    } catch (err) {
+      // never break the page
+    }
   }
 
   globalThis.atlasStartPython = start;
