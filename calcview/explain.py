@@ -40,6 +40,9 @@ UNIT_KEYS = {
     "dense peak / sparse peak": "calc.dunit.dense_per_sparse",
     "words per minute": "calc.dunit.words_per_minute",
     "words per token": "calc.dunit.words_per_token",
+    "tokens per target-model run": "calc.dunit.tokens_per_run",
+    "share of drafted tokens accepted": "calc.dunit.accepted_share",
+    "tokens drafted per target-model run": "calc.dunit.drafted_per_run",
 }
 
 

@@ -96,7 +96,7 @@ def _choice_label(param: Param, value: str, lang: str, catalog) -> str:
         gib = device["memory"]["capacity_gib"] if gib is None else gib
         return l10n.t(lang, "calc.device_option", name=device_name(device),
                       gib=l10n.format_number(gib, lang, 1))
-    key = {
+    key = {  # a choice's label is "<parameter>.<value>" unless listed here
         "weights": f"format.{value}",
         "kv_cache": f"format.{value}",
         "mode": f"mode.{value}",
@@ -104,9 +104,7 @@ def _choice_label(param: Param, value: str, lang: str, catalog) -> str:
         "precision": f"precision.{value}",
         "optimizer": f"calc.optimizer.{value}",
         "engine": f"engine.{value}",
-        "split": f"split.{value}",
-        "moe_offload": f"moe_offload.{value}",
-    }[param.name]
+    }.get(param.name, f"{param.name}.{value}")
     return l10n.t(lang, key)
 
 

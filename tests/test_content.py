@@ -4,6 +4,7 @@ a sources section on every page, and spot checks of rendered values."""
 from __future__ import annotations
 
 import re
+from html import unescape as html_unescape
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse, urlsplit
 
@@ -533,7 +534,7 @@ def page_links(site: Path, page: str, lang: str) -> list[tuple[str, Path]]:
     path = built_path(site, page, lang)
     links = []
     for href in HREF.findall(article(path.read_text(encoding="utf-8"))):
-        href = href.replace("&amp;", "&")
+        href = html_unescape(href)  # attribute values may carry entities (&amp;, &#95; for "_"), as a browser reads them
         parts = urlsplit(href)
         if parts.scheme or parts.netloc or not parts.path:
             continue
