@@ -7,19 +7,18 @@ from __future__ import annotations
 import html as htmllib
 import re
 from html import unescape
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from german_typography import check_text, html_prose
-from test_serving_page import MACRO, anchors, calculator_calls, macro_calls
+from page_support import assert_accepted, assert_twin_sources, href_params, sources_section
+from page_support import html_link as link
+from test_serving_page import calculator_calls, macro_calls
 
 import l10n
 from atlas.export import export_dataset
 from calculators import cost
-from calculators.api import handle
 from calculators.catalog import Catalog
 from calculators.devices import configurations, gpu_share
-from calculators.inputs import BY_NAME, parse
 from conftest import REPO_ROOT
 from macros import buyer
 
@@ -55,22 +54,6 @@ def text(page: str, lang: str) -> str:
     return SOURCE[(page, lang)].read_text(encoding="utf-8")
 
 
-def href_params(href: str) -> tuple[str, dict] | None:
-    """(calculator, params) of a link into the calculators, None for any other link."""
-    parts = urlsplit(htmllib.unescape(href))
-    match = re.search(r"(?:^|/)calculators/(vram|speed)(?:\.md|/)$", parts.path)
-    if not match or not parts.query:
-        return None
-    return match.group(1), {k: v[-1] for k, v in parse_qs(parts.query).items()}
-
-
-def link(command, params):
-    """The link the macros' HTML tables carry, relative to the built page of docs/guide/page.md."""
-    from macros.estimate_macros import calculator_html_href
-
-    return calculator_html_href(command, params, "guide/page.md")
-
-
 @pytest.mark.parametrize(("page_src", "expected"), [
     ("guide/cost.md", "../../calculators/speed/?model=m"),
     ("guide/cost.de.md", "../../calculators/speed/?model=m"),  # /de/guide/cost/ to /de/calculators/speed/
@@ -84,13 +67,6 @@ def test_html_links_point_at_the_built_calculator_page(page_src, expected):
     assert calculator_html_href("speed", {"model": "m"}, page_src) == expected
 
 
-def assert_accepted(command: str, params: dict, catalog, lang: str = "en"):
-    params = {k: str(v) for k, v in params.items()}
-    assert set(params) <= set(BY_NAME), params
-    parse(command, params, catalog)  # the calculators' own parser raises ValidationError on a bad link
-    assert handle({"command": command, "params": params, "lang": lang}, catalog)["ok"], params
-
-
 # ---------------------------------------------------------------------------
 # The Markdown sources
 # ---------------------------------------------------------------------------
@@ -98,15 +74,7 @@ def assert_accepted(command: str, params: dict, catalog, lang: str = "en"):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_both_languages_exist_with_the_same_sections_and_questions(page):
-    for lang in l10n.LANGUAGES:
-        assert SOURCE[(page, lang)].is_file()
-        assert text(page, lang).startswith("---\nrender_macros: true\n")
-    assert anchors(text(page, "en")) == anchors(text(page, "de"))
-    assert [a for _, a in anchors(text(page, "en"))] == SECTIONS[page]
-    strip = re.compile(r'text="[^"]*",\s*')
-    en = [strip.sub("", m.group(0)) for m in MACRO.finditer(text(page, "en"))]
-    de = [strip.sub("", m.group(0)) for m in MACRO.finditer(text(page, "de"))]
-    assert en == de
+    assert_twin_sources(text(page, "en"), text(page, "de"), SECTIONS[page])
 
 
 def test_pages_are_in_the_nav_under_choosing_with_german_titles():
@@ -121,8 +89,7 @@ def test_pages_are_in_the_nav_under_choosing_with_german_titles():
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 @pytest.mark.parametrize("page", PAGES)
 def test_pages_cite_their_sources(page, lang):
-    markdown = text(page, lang)
-    sources = markdown[markdown.rindex("\n## "):]
+    sources = sources_section(text(page, lang))
     for url in REQUIRED_SOURCES[page]:
         assert f"({url})" in sources, url
 

@@ -9,8 +9,9 @@ import re
 
 import pytest
 from german_typography import check_text, html_prose
-from test_buyer_pages import assert_accepted, href_params, link
-from test_serving_page import MACRO, anchors, calculator_calls, macro_calls
+from page_support import assert_accepted, assert_twin_sources, href_params, sources_section
+from page_support import html_link as link
+from test_serving_page import calculator_calls, macro_calls
 
 import l10n
 from atlas import tables
@@ -70,15 +71,7 @@ def cells_text(row_html: str) -> str:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_both_languages_exist_with_the_same_sections_and_questions(page):
-    for lang in l10n.LANGUAGES:
-        assert SOURCE[(page, lang)].is_file()
-        assert text(page, lang).startswith("---\nrender_macros: true\n")
-    assert anchors(text(page, "en")) == anchors(text(page, "de"))
-    assert [a for _, a in anchors(text(page, "en"))] == SECTIONS[page]
-    strip = re.compile(r'text="[^"]*",\s*')
-    en = [strip.sub("", m.group(0)) for m in MACRO.finditer(text(page, "en"))]
-    de = [strip.sub("", m.group(0)) for m in MACRO.finditer(text(page, "de"))]
-    assert en == de
+    assert_twin_sources(text(page, "en"), text(page, "de"), SECTIONS[page])
 
 
 def test_pages_are_in_the_nav_with_german_titles():
@@ -94,8 +87,7 @@ def test_pages_are_in_the_nav_with_german_titles():
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 @pytest.mark.parametrize("page", PAGES)
 def test_pages_cite_their_sources(page, lang):
-    markdown = text(page, lang)
-    sources = markdown[markdown.rindex("\n## "):]
+    sources = sources_section(text(page, lang))
     for url in REQUIRED_SOURCES[page]:
         assert f"({url})" in sources, url
 
