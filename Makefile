@@ -13,6 +13,9 @@ export PYTHONDONTWRITEBYTECODE := 1
 # Tests run on every CPU (pytest-xdist); one test file stays on one worker, so its module fixtures run once.
 PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
+# One BLAS/OpenMP thread per test worker: the workers already use every CPU, and OpenBLAS's own threads on top of
+# them made the speed fit's cross-validation (scipy least_squares, an SVD per step) three times slower.
+TEST_THREADS := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 .PHONY: help setup serve build validate test test-fast test-kernels kernels-setup chromium clean bench bench-cli new-device lint fit
 
@@ -73,10 +76,10 @@ new-device: $(VENV)/.installed
 	$(PY) -m atlas new-device "$(ID)" --vendor-folder "$(VENDOR_FOLDER)" --vendor "$(VENDOR)" --name "$(NAME)" --kind "$(KIND)" $(if $(LIKE),--like "$(LIKE)")
 
 test: setup chromium kernels-setup
-	$(PY) -m pytest $(PYTEST_PARALLEL)
+	$(TEST_THREADS) $(PY) -m pytest $(PYTEST_PARALLEL)
 
 test-fast: setup
-	$(PY) -m pytest -q $(PYTEST_PARALLEL) -m "not browser and not slow and not kernels"
+	$(TEST_THREADS) $(PY) -m pytest -q $(PYTEST_PARALLEL) -m "not browser and not slow and not kernels"
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -12,9 +12,14 @@ import sys
 import threading
 from pathlib import Path
 
-import pytest
+# One BLAS/OpenMP thread per process, set before anything imports numpy: pytest-xdist already runs a worker per CPU
+# (the Makefile sets the same for its test targets; this covers a bare `pytest`).
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
-from atlas import REPO_ROOT
+import pytest  # noqa: E402
+
+from atlas import REPO_ROOT  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
