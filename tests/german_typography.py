@@ -172,12 +172,22 @@ BANNED: dict[str, tuple[re.Pattern, str]] = {
     "kernels": (re.compile(r"\b(?:die|den|alle|seine|ihre|deren|eigene|mehrere|viele|einige|wenige)\s+"
                            r"(?:[\w-]+\s+)?(?:[\w]+-)?Kernels\b"), "Plural „Kernel“ („die CUDA-Kernel“)"),
     "skalenfaktor": (re.compile(r"\b(?:Skalenfaktor\w*|Blockskal\w*|Skalen)\b"), "„Skalierungsfaktor(en)“"),
-    "lane": (re.compile(r"\b(?:Vektorspur\w*|Spur(?:en)? der Vektor\w*)"), "„Rechenwerk“ / „Vektoreinheit“ (englisch *Lane*)"),
+    "lane": (re.compile(r"\b(?:\w*(?:[Vv]ektor|[Rr]echen|SIMD-)spur\w*|Spur(?:en)? der Vektor\w*)"),
+             "„Rechenwerk“ / „Vektoreinheit“ (englisch *Lane*)"),
     "im_kopf": (re.compile(r"\bLies\b[^.:!?]*\bim Kopf\b"), "„Beim Vergleich … hilft es, an … zu denken“"),
     "lies_als": (re.compile(r"\bLies\b[^.:!?]*?\bals\b"), "„Diese Werte taugen als …“, „Ein … heißt: …“"),
     "ist_das_was": (re.compile(r"\bist das, was (?:du|man|Sie)\b"), "eine deutsche Wendung („steht und fällt mit …“)"),
     "wie_man_liest": (re.compile(r"\b(?:wie|als) man liest\b|-fache Lesegeschwindigkeit"), "„das …-Fache deines Lesetempos“"),
     "apostroph_s": (re.compile(r"(?<=[A-Za-z0-9.])[’']s\b"), "Genitiv ohne Apostroph („NVIDIAs“, „von llama.cpp“)"),
+    # A genitive "s" glued to a file-like name reads as a typo: "llama.cpps Vorgaben".
+    "genitiv_dateiname": (re.compile(r"\b[\w-]+\.(?:cpp|js|py)s\b"), "„die Vorgaben von llama.cpp“"),
+    # Product names as the vendor writes them; the hyphen only inside a compound ("FP8-Tensor-Cores", "Tensor-Core-Rate").
+    "tensor_cores_bindestrich": (re.compile(r"(?<![\w*-])Tensor-Cores?(?![\w*-])"), "„Tensor Cores“ (Bindestrich nur in Zusammensetzungen)"),
+    "koepfe": (re.compile(r"\b(?:KV|Attention|Query|Key|Value)-Köpfe?n?\b"), "„KV-Heads“, „Attention-Heads“"),
+    "der_batch": (re.compile(r"\b(?:das|dieses|gemeinsames|ganzes|kleines|großes) Batch\b(?!-)"), "„der Batch“, „ein gemeinsamer Batch“"),
+    "et_al": (re.compile(r"\bet al\."), "„u. a.“ („Dao u. a., 2022“)"),
+    # Pages describe the settled state, not a changelog.
+    "changelog": (re.compile(r"\b(?:[Nn]eu in|[Jj]etzt auch)\b"), "den Stand beschreiben, nicht die Änderung"),
     # A sentence that sends the reader to a mouse must offer the tap as well: phones have no mouse.
     "nur_maus": (re.compile(r"[^.!?\n]*\bmit der Maus\b[^.!?\n]*"), "„Tippe auf … oder fahre mit der Maus darüber“"),
 }
