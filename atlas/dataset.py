@@ -33,6 +33,25 @@ _KEY_LINE = re.compile(r"^\s*(?:-\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*:")
 DATA_DIR = REPO_ROOT / "data"
 
 
+# KV-cache quality metrics compared with a 16-bit cache's value (the others are measured against that cache).
+KV_METRICS_WITH_BASELINE = ("perplexity", "humaneval_pass1_percent")
+
+
+def kv_quality_problems(data: dict, today: datetime.date) -> list:
+    """A perplexity or benchmark score needs the 16-bit cache's value beside it; a divergence or agreement
+    measured against that cache has none."""
+    problems = []
+    for index, row in enumerate(data.get("measurements", [])):
+        with_baseline = row["metric"] in KV_METRICS_WITH_BASELINE
+        if with_baseline and "baseline" not in row:
+            problems.append((("measurements", index, "metric"),
+                             f"{row['metric']} needs 'baseline', the value with the 16-bit cache"))
+        if not with_baseline and "baseline" in row:
+            problems.append((("measurements", index, "baseline"),
+                             f"{row['metric']} is measured against the 16-bit cache; remove 'baseline'"))
+    return problems
+
+
 @dataclass(frozen=True)
 class Collection:
     """A folder of one-entry YAML files sharing a schema."""
@@ -104,6 +123,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     Collection("inference", "inference measurements", "inference", "inference.schema.json", inference_problems),
     Collection("host_memory", "host memory", "host-memory", "host-memory.schema.json", host_memory_problems),
     Collection("prices", "price list", "prices", "price.schema.json", price_problems),
+    Collection("kv_quality", "KV-cache quality source", "kv-quality", "kv-quality.schema.json", kv_quality_problems),
 )
 
 
@@ -154,6 +174,11 @@ class Dataset:
     def prices(self) -> dict:
         """Dated price lists, one entry per list or announcement (``data/prices/``)."""
         return self.entries.get("prices", {})
+
+    @property
+    def kv_quality(self) -> dict:
+        """Measured quality changes of quantised KV caches, one entry per source (``data/kv-quality/``)."""
+        return self.entries.get("kv_quality", {})
 
     def device(self, device_id: str) -> dict:
         try:

@@ -30,7 +30,19 @@ def export_dataset(dataset: Dataset) -> dict:
         "models": dataset.models,
         "prices": prices_by_device(dataset),
         "measurements": measured_rows(dataset),
+        "kv_quality": kv_quality_rows(dataset),
     }
+
+
+def kv_quality_rows(dataset: Dataset) -> list:
+    """The measured quality changes of quantised KV caches (``data/kv-quality/``), one dict per measurement with
+    its source (``{id, url, title, publisher, where}``), in file and measurement order; read by
+    ``calculators.kv_quality``."""
+    rows = []
+    for source_id, entry in dataset.kv_quality.items():
+        source = {"id": source_id, **{key: str(entry["source"][key]) for key in ("url", "title", "publisher", "where")}}
+        rows += [{**row, "source": source} for row in entry["measurements"]]
+    return rows
 
 
 # What a reader needs to judge a measured case beside an estimate; the rest of the case stays in data/inference/.

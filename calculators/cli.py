@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 import l10n
-from calculators import measured, planner
+from calculators import kv_quality, measured, planner
 from calculators.api import handle
 from calculators.catalog import Catalog, CatalogError
 from calculators.inputs import params_for
@@ -70,13 +70,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load_catalog(data_json: str | None) -> Catalog:
-    """The catalog from an export file, or from ``data/`` through ``atlas`` (validated once per content)."""
+def load_export(data_json: str | None) -> dict:
+    """The export document from a file, or from ``data/`` through ``atlas`` (validated once per content)."""
     if data_json:
-        return Catalog.from_json(Path(data_json).read_text(encoding="utf-8"))
+        return json.loads(Path(data_json).read_text(encoding="utf-8"))
     from atlas.export_cache import cached_export_json
 
-    return Catalog.from_json(cached_export_json())
+    return json.loads(cached_export_json())
+
+
+def load_catalog(data_json: str | None) -> Catalog:
+    """The catalog from an export file, or from ``data/`` through ``atlas`` (validated once per content)."""
+    return Catalog.from_dict(load_export(data_json))
 
 
 def _gib(value: float, lang: str) -> str:
@@ -111,7 +116,7 @@ def memory_table(result: dict, lang: str) -> str:
         lines.append(f"{t('cli.fits')}: {shown}")
     else:
         lines.append(t("cli.fits_none"))
-    return "\n".join(lines + _notes(result, lang))
+    return "\n".join(lines + kv_quality.lines(result.get("kv_quality"), lang) + _notes(result, lang))
 
 
 def fit_table(result: dict, lang: str) -> str:
@@ -234,7 +239,8 @@ def speed_table(result: dict, lang: str) -> str:
             line += " " + t("compare.engine_same" if engine == base_engine else "compare.engines", **names,
                             engine=t(f"engine.{engine}"), baseline_engine=t(f"engine.{base_engine}"))
         lines.append(line)
-    return "\n".join(lines + _plan(result, lang) + _measured(result, lang) + _notes(result, lang))
+    return "\n".join(lines + _plan(result, lang) + _measured(result, lang)
+                     + kv_quality.lines(result.get("kv_quality"), lang) + _notes(result, lang))
 
 
 def _plan(result: dict, lang: str) -> list[str]:
@@ -306,7 +312,8 @@ def main(argv=None) -> int:
         print(f"Wrote {write_export(args.output)}.")
         return EXIT_OK
     try:
-        catalog = load_catalog(args.data_json)
+        export = load_export(args.data_json)
+        catalog = Catalog.from_dict(export)
     except (OSError, ValueError, CatalogError) as exc:
         print(f"error: cannot read the device and model data: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -315,7 +322,7 @@ def main(argv=None) -> int:
     if args.config or args.gguf:
         response = _imported(request, catalog, args)
     else:
-        response = handle(request, catalog)
+        response = handle(request, export)  # the document itself: it also carries the KV-cache quality rows
     if not response["ok"]:
         label = l10n.t(args.lang, "cli.error")
         for problem in response["errors"]:

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 import charts
 import l10n
-from calculators import measured, planner, trust
+from calculators import kv_quality, measured, planner, trust
 from calculators.defaults import MAX_DEVICES_FOR_FIT
 from calcview import numbers
 from calcview.markup import el, fill, text
@@ -298,7 +298,8 @@ def memory_html(result: dict, lang: str) -> str:
     rows.append(el("tr", total_cells, class_="atlas-calc-total-row"))
     breakdown = el("h3", text(_t(lang, "calc.heading.breakdown"))) + el("div", chart, class_="atlas-calc-chart") + _table(
         head, rows)
-    return total + summary + breakdown + fits_html(result["fits"], lang) + _notes(result, lang)
+    return total + summary + breakdown + fits_html(result["fits"], lang) + kv_quality_html(result, lang) \
+        + _notes(result, lang)
 
 
 def fits_html(fits: list[dict], lang: str) -> str:
@@ -535,7 +536,8 @@ def speed_html(result: dict, lang: str) -> str:
         accuracy = el("p", text(trust.statement(figures, lang)) + " "
                       + el("a", text(_t(lang, "accuracy.link")), href="../accuracy/"), class_="atlas-calc-accuracy")
     return (headline + accuracy + el("h3", text(_t(lang, "calc.heading.times"))) + table + workload
-            + plan_html(result, lang) + measured_html(result, lang) + roofline + _notes(result, lang))
+            + plan_html(result, lang) + measured_html(result, lang) + kv_quality_html(result, lang) + roofline
+            + _notes(result, lang))
 
 
 def plan_html(result: dict, lang: str) -> str:
@@ -601,6 +603,34 @@ def measured_html(result: dict, lang: str) -> str:
     if not parts:
         return ""
     return el("h3", text(_t(lang, "measured.heading"))) + "".join(parts)
+
+
+def kv_quality_html(result: dict, lang: str) -> str:
+    """A quantised KV cache's cost (``result["kv_quality"]``, see ``calculators.kv_quality``): the memory saved
+    against FP16 and the quality changes sources measured, each row with its model and source; "" for FP16/BF16."""
+    answer = result.get("kv_quality")
+    if not answer:
+        return ""
+    fmt = _t(lang, f"format.{answer['kv_cache']}")
+    parts = [el("p", text(kv_quality.saved_sentence(answer, lang)), class_="atlas-calc-kvq-saved")]
+    listed = answer["measurements"]
+    if listed == []:
+        parts.append(el("p", text(_t(lang, "kvq.none", format=fmt)), class_="atlas-calc-kvq-none"))
+    elif listed:
+        parts.append(el("p", text(_t(lang, "kvq.intro", format=fmt))))
+        if not answer["same_scheme"]:
+            parts.append(el("p", text(_t(lang, "kvq.related", format=fmt)), class_="atlas-calc-kvq-related"))
+        rows = []
+        for m in listed:
+            shown = kv_quality.described(m, lang)
+            cells = "".join(el("td", text(shown[key])) for key in ("model", "engine", "cache", "metric", "fp16",
+                                                                   "quantised", "change"))
+            rows.append(el("tr", cells + el("td", _source_link(m, lang))))
+        head = [_t(lang, f"kvq.col.{col}") for col in ("model", "engine", "cache", "metric", "fp16", "quantised",
+                                                        "change", "source")]
+        parts.append(_table(head, rows))
+    return el("section", el("h3", text(_t(lang, "kvq.heading"))) + "".join(parts), class_="atlas-calc-kvq",
+              data_kv_cache=answer["kv_cache"])
 
 
 def _roofline(result: dict, lang: str) -> str:
