@@ -53,6 +53,9 @@ class Catalog:
     # published speed measurements, one dict per case ({device, model, engine, ..., decode_tokens_per_s, source: {id,
     # url, title, publisher}}); listed beside an estimate by ``calculators.measured``, never used to make one
     measurements: list = field(default_factory=list)
+    # measured quality changes of quantised KV caches (perplexity, KL divergence, scores; ``data/kv-quality``), shown
+    # beside the memory a quantised cache saves by ``calculators.kv_quality``
+    kv_quality: list = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: dict) -> Catalog:
@@ -66,7 +69,9 @@ class Catalog:
         if not isinstance(devices, dict) or not isinstance(models, dict) or not isinstance(prices, dict):
             raise CatalogError("'devices', 'models' and 'prices' must be objects keyed by id")
         return cls(devices=Devices(devices), models=dict(models), prices=dict(prices),
-                   measurements=measurement_rows(data.get("measurements")))
+                   measurements=measurement_rows(data.get("measurements")),
+                   kv_quality=[row for row in data.get("kv_quality") or [] if isinstance(row, dict)]
+                   if isinstance(data.get("kv_quality"), list) else [])
 
     @classmethod
     def from_json(cls, text: str) -> Catalog:

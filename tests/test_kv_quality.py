@@ -125,3 +125,16 @@ def test_page_section_in_both_languages(lang, heading, number):
         assert heading in section and number in section
         assert 'href="https://github.com/ggml-org/llama.cpp/pull/7412"' in section
         assert "Qwen3.6-35B-A3B" in section
+
+
+def test_the_browser_catalogue_keeps_the_measurements_of_the_export():
+    """The page builds its catalogue from the export (``Catalog.from_dict``): the measurements must survive that, or
+    the page would show the memory saved without the quality change."""
+    from calculators import kv_quality
+    from calculators.catalog import Catalog
+
+    export = json.loads(json.dumps(export_dataset(load_dataset())))
+    catalog = Catalog.from_dict(export)
+    assert catalog.kv_quality and len(catalog.kv_quality) == len(export["kv_quality"])
+    assert kv_quality.rows_of(catalog) == kv_quality.rows_of(export)
+    assert Catalog.from_dict({**export, "kv_quality": "not a list"}).kv_quality == []
