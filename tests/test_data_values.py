@@ -176,6 +176,16 @@ PUBLISHED = [
     ("gaudi-3", "bandwidth", 3700, GAUDI3_WP),
     ("gaudi-3", "interconnect", 1200, GAUDI3_WP + ": 24 x 200 GbE"),
     ("gaudi-3", "tdp", 900, GAUDI3_WP + ": HL-325L air-cooled OAM"),
+    # The Register, 2024-04-12, from Intel's Gaudi 3 white paper: "128GB of HBM2e VRAM with 3.7TB/s",
+    # "The non-China, PCIe HL-338 has a TDP of 600 watts"
+    ("gaudi-3-pcie", "memory", 128, "The Register on the Gaudi 3 white paper"),
+    ("gaudi-3-pcie", "bandwidth", 3700, "The Register on the Gaudi 3 white paper"),
+    ("gaudi-3-pcie", "tdp", 600, "The Register on the Gaudi 3 white paper: HL-338"),
+    # Ultralytics' Jetson table (NVIDIA's module table): "16GB 128-bit LPDDR5 102.4GB/s"; NVIDIA's Jetson Orin
+    # NX series datasheet: "power configurable between 10W and 25W"
+    ("jetson-orin-nx-16gb", "memory", 16, "NVIDIA Jetson module table (Ultralytics guide)"),
+    ("jetson-orin-nx-16gb", "bandwidth", 102.4, "NVIDIA Jetson module table (Ultralytics guide)"),
+    ("jetson-orin-nx-16gb", "tdp", 25, "NVIDIA Jetson Orin NX series datasheet"),
 ]
 
 
@@ -455,3 +465,26 @@ def test_epyc_9654_figures_are_cores_times_clock_times_flop_per_cycle(dataset):
 
 def test_gaudi_3_is_an_asic(dataset):
     assert (dataset.device("gaudi-3")["kind"], dataset.device("gaudi-3")["vendor"]) == ("asic", "Intel")
+
+
+def test_gaudi_3_pcie_compute_is_the_oam_peak_marked_as_an_estimate(dataset):
+    """No stored source states the HL-338 card's peaks: they are the OAM's, and must say so."""
+    for precision in ("bf16", "fp8"):
+        card = entry(dataset, "gaudi-3-pcie", precision, "matrix")
+        oam = entry(dataset, "gaudi-3", precision, "matrix")
+        assert card["tflops"] == oam["tflops"]
+        assert card.get("origin") == "estimate" and "gaudi-3 entry" in card["method"]
+
+
+def test_jetson_orin_nx_gpu_estimates_follow_the_agx_orin_tensor_core_rate(dataset):
+    """The Orin NX 16GB GPU figures scale the AGX Orin's stated GPU split (171 sparse TOPS on 64 Tensor Cores
+    at 1.3 GHz) to 32 Tensor Cores at 918 MHz; the dense figure is half the sparse one."""
+    agx = entry(dataset, "jetson-agx-orin-64gb", "int8", "matrix", "sparse")["tflops"]
+    per_core_clock = agx / (64 * 1.3)
+    sparse = entry(dataset, "jetson-orin-nx-16gb", "int8", "matrix", "sparse")
+    dense = entry(dataset, "jetson-orin-nx-16gb", "int8", "matrix", "dense")
+    assert sparse["tflops"] == pytest.approx(per_core_clock * 32 * 0.918, abs=0.05)
+    assert dense["tflops"] == pytest.approx(sparse["tflops"] / 2, abs=0.05)
+    assert {sparse.get("origin"), dense.get("origin")} == {"estimate"}
+    # The module's headline 100 TOPS counts the DLA too and must not be filed as a GPU figure.
+    assert all(e["tflops"] != 100 for e in dataset.device("jetson-orin-nx-16gb")["compute"])
