@@ -1,0 +1,118 @@
+"""calculators.gpu_detect: WebGPU adapter info -> devices of the data set (matched by the data's own names)."""
+
+from __future__ import annotations
+
+import pytest
+
+from calculators import gpu_detect
+
+
+@pytest.fixture(scope="module")
+def devices(dataset):
+    return dataset.devices
+
+
+def test_a_full_description_selects_one_device(devices):
+    found = gpu_detect.match({"vendor": "nvidia", "architecture": "lovelace", "description": "NVIDIA GeForce RTX 4090"},
+                             devices)
+    assert found == {"match": "rtx-4090", "candidates": ["rtx-4090"], "by": "name"}
+
+
+def test_apple_chip_by_description(devices):
+    found = gpu_detect.match({"vendor": "apple", "architecture": "metal-3", "description": "Apple M3 Max"}, devices)
+    assert found["match"] == "apple-m3-max"
+
+
+def test_a_driver_suffix_in_parentheses_is_ignored(devices):
+    found = gpu_detect.match({"description": "AMD Radeon RX 7900 XTX (RADV NAVI31)"}, devices)
+    assert found["match"] == "radeon-rx-7900-xtx"
+
+
+def test_a_laptop_part_is_not_taken_for_the_desktop_card(devices):
+    found = gpu_detect.match({"description": "NVIDIA GeForce RTX 4090 Laptop GPU"}, devices)
+    assert found["match"] == "rtx-4090-laptop"
+
+
+def test_a_longer_unknown_name_gives_candidates_not_a_choice(devices):
+    found = gpu_detect.match({"description": "NVIDIA GeForce RTX 4090 D"}, devices)
+    assert found["match"] is None
+    assert found["candidates"] == ["rtx-4090"]
+
+
+@pytest.mark.parametrize("arch", ["ada", "lovelace"])
+def test_vendor_and_architecture_only_give_the_architecture_family(devices, arch):
+    found = gpu_detect.match({"vendor": "nvidia", "architecture": arch}, devices)
+    assert found["match"] is None and found["by"] == "architecture"
+    assert {"rtx-4090", "rtx-4060", "l40s"} <= set(found["candidates"])
+    assert all("Ada Lovelace" in devices[i]["architecture"] for i in found["candidates"])
+    expected = {i for i, d in devices.items()
+                if d["vendor"] == "NVIDIA" and d["kind"] == "gpu" and "Lovelace" in d["architecture"]}
+    assert set(found["candidates"]) == expected
+
+
+def test_amd_rdna3_includes_the_strix_halo_igpu(devices):
+    found = gpu_detect.match({"vendor": "amd", "architecture": "rdna-3"}, devices)
+    assert {"radeon-rx-7900-xtx", "ryzen-ai-max-395"} <= set(found["candidates"])
+    assert not any(i.startswith("radeon-rx-9") for i in found["candidates"])  # RDNA 4
+
+
+def test_apple_metal_family_is_no_chip_generation(devices):
+    found = gpu_detect.match({"vendor": "apple", "architecture": "metal-3"}, devices)
+    assert found["by"] == "vendor"
+    assert set(found["candidates"]) == {i for i, d in devices.items() if d["vendor"] == "Apple" and d["kind"] == "gpu"}
+
+
+def test_only_graphics_adapters_are_candidates(devices):
+    found = gpu_detect.match({"vendor": "amd"}, devices)
+    assert found["candidates"] and all(devices[i]["kind"] == "gpu" for i in found["candidates"])
+    assert "epyc-9654" not in found["candidates"]
+
+
+HOSTILE = [None, 42, [], "text", {}, {"vendor": None}, {"vendor": 7, "description": ["x"]},
+           {"description": ""}, {"description": "   "}, {"vendor": "", "architecture": ""},
+           {"vendor": "unknown-vendor", "architecture": "zz"}, {"description": "<script>alert(1)</script>" * 500},
+           {"description": "\x00\ud800{name}{0}%s"}, {"vendor": "nvidia" * 10000}, {"description": "((((("}]
+
+
+@pytest.mark.parametrize("info", HOSTILE)
+def test_bad_input_never_raises(devices, info):
+    found = gpu_detect.match(info, devices)
+    assert found["match"] is None
+    for lang in ("en", "de"):
+        answer = gpu_detect.message(info, devices, lang)
+        assert answer["lines"] and all(isinstance(line, str) and line for line in answer["lines"])
+
+
+def test_empty_catalogue_and_bad_entries(devices):
+    assert gpu_detect.match({"description": "NVIDIA GeForce RTX 4090"}, {}) == {"match": None, "candidates": [],
+                                                                                "by": None}
+    assert gpu_detect.match({"description": "X"}, {"bad": None, "worse": "text"})["match"] is None
+
+
+def test_messages_say_what_was_found_that_nothing_was_sent_and_that_memory_is_unknown(devices):
+    en = gpu_detect.message({"description": "NVIDIA GeForce RTX 4090"}, devices, "en")
+    assert en["match"] == "rtx-4090"
+    assert "NVIDIA GeForce RTX 4090" in en["lines"][0]
+    assert "nothing was sent" in en["lines"][1]
+    assert "memory size" in en["lines"][2]
+    de = gpu_detect.message({"vendor": "nvidia", "architecture": "ada"}, devices, "de")
+    assert de["match"] is None
+    assert f"diese {len(de['candidates'])}:" in de["lines"][0] and "NVIDIA GeForce RTX 4090" in de["lines"][0]
+    assert "nichts wurde irgendwohin gesendet" in de["lines"][1]
+    assert "Speichergröße" in de["lines"][2]
+
+
+def test_no_adapter_information_says_detection_is_unavailable(devices):
+    assert gpu_detect.message({}, devices, "de")["lines"] == [
+        "Dein Browser gibt seinen Grafikadapter nicht preis (kein WebGPU), daher ist keine Erkennung möglich: "
+        "Wähle dein Gerät aus der Liste."]
+    assert gpu_detect.message({}, devices, "xx")["lines"][0].startswith("Your browser does not reveal")
+
+
+def test_every_runtime_name_of_a_gpu_finds_its_device(devices):
+    """The catalogue is the test: each GPU's own reported names select it."""
+    for device_id, device in devices.items():
+        if device.get("kind") != "gpu":
+            continue
+        for name in device.get("runtime_names") or ():
+            assert gpu_detect.match({"description": name}, devices)["match"] == device_id, name
