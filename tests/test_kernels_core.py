@@ -71,7 +71,8 @@ def test_a_name_matches_only_devices_that_are_passed():
 
 # GPUs without a runtime name of their own: the RTX 3080 12 GB reports the 10 GB card's name (a name
 # belongs to one device), and the name CUDA reports for the GB300 was not found in a stored source.
-NO_RUNTIME_NAME = {"rtx-3080-12gb", "gb300", "jetson-agx-orin-64gb", "jetson-orin-nano-super"}  # Orin modules all report "Orin"
+NO_RUNTIME_NAME = {"rtx-3080-12gb", "gb300", "jetson-agx-orin-64gb", "jetson-orin-nano-super",
+                   "jetson-orin-nx-16gb"}  # Orin modules all report "Orin"
 
 
 def test_every_gpu_and_tpu_in_the_data_set_can_be_detected(dataset):
