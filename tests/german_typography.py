@@ -187,6 +187,8 @@ BANNED: dict[str, tuple[re.Pattern, str]] = {
     "der_batch": (re.compile(r"\b(?:das|dieses|gemeinsames|ganzes|kleines|großes) Batch\b(?!-)"), "„der Batch“, „ein gemeinsamer Batch“"),
     "et_al": (re.compile(r"\bet al\."), "„u. a.“ („Dao u. a., 2022“)"),
     # Pages describe the settled state, not a changelog.
+    # One term for decoding (the glossary's): „Decoding“, never „Decodieren“.
+    "decodieren": (re.compile(r"\b[Dd]ecodier"), "„Decoding“ (spekulatives Decoding) oder „Tokenerzeugung“"),
     "changelog": (re.compile(r"\b(?:[Nn]eu in|[Jj]etzt auch)\b"), "den Stand beschreiben, nicht die Änderung"),
     # A sentence that sends the reader to a mouse must offer the tap as well: phones have no mouse.
     "nur_maus": (re.compile(r"[^.!?\n]*\bmit der Maus\b[^.!?\n]*"), "„Tippe auf … oder fahre mit der Maus darüber“"),

@@ -156,6 +156,7 @@ BAD_WORDS = [
     ("der_batch", "- **das Batch**: Offline-Durchsatz je Chip"),
     ("et_al", "nach Korthikanti et al. (2022)"),
     ("changelog", "Neu in Blackwell: FP4"),
+    ("decodieren", "Spekulatives Decodieren beschleunigt nur die Tokenerzeugung."),
     ("changelog", "Der Rechner kennt jetzt auch die B300."),
     ("im_kopf", "Lies die Spalten mit dem Argument der Speichergebundenheit im Kopf"),
     ("lies_als", "Lies diese Werte als Obergrenze für Vergleiche"),
@@ -170,6 +171,7 @@ BAD_WORDS = [
 ]
 
 GOOD_WORDS = [
+    "Spekulatives Decoding beschleunigt nur die Tokenerzeugung (Decode).",
     "das Fine-Tuning von LoRA-Adaptern; ein Modell per Fine-Tuning anpassen",
     "dicht oder mit Sparsity; die Tensor Cores und CUDA Cores der H100",
     "Die Tokenerzeugung ist speichergebunden; spekulatives\nDecoding ist nicht modelliert; Prefill und Decode",
