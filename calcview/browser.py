@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import l10n
 import pyweb
-from calculators import model_import
+from calculators import gpu_detect, model_import
 from calculators.catalog import Catalog
 from calcview import render
 from calcview.form import PRESET_FIELDS
@@ -55,6 +55,14 @@ def import_fields_entry(payload: dict) -> dict:
             # as the reader types it: 8.03, not 8.029995008; 12.25, not 12.247 (a thousands group in German)
             fields[name] = typed_decimal(value, lang) if isinstance(value, float) else field_value(value, lang)
     return {"ok": True, "name": preset.get("name"), "fields": fields, "weights": answer.get("weights")}
+
+
+def gpu_detect_entry(payload: dict) -> dict:
+    """Entry point ``calculators.gpu_detect``: the WebGPU adapter info the page read (``{"adapter": {vendor,
+    architecture, device, description}, "lang"}``, nothing leaves the page) matched to the catalogue's devices,
+    with the localized lines to show."""
+    payload = payload if isinstance(payload, dict) else {}
+    return gpu_detect.message(payload.get("adapter"), catalog().devices, payload.get("lang"))
 
 
 def render_entry(payload: dict) -> dict:

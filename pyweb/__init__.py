@@ -52,6 +52,7 @@ ENTRY_POINTS: dict[str, str] = {
     "calculators.render": "calcview.browser:render_entry",
     "calculators.import_model": "calcview.browser:import_model_entry",
     "calculators.import_fields": "calcview.browser:import_fields_entry",
+    "calculators.gpu_detect": "calcview.browser:gpu_detect_entry",
     "kernels.systolic": "kernelview.browser:systolic_entry",
     "kernels.roofline": "kernelview.browser:roofline_entry",
 }

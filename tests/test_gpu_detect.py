@@ -116,3 +116,26 @@ def test_every_runtime_name_of_a_gpu_finds_its_device(devices):
             continue
         for name in device.get("runtime_names") or ():
             assert gpu_detect.match({"description": name}, devices)["match"] == device_id, name
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_page_reaches_the_matcher_through_the_worker_entry_point(devices, lang):
+    """The worker may call only ``pyweb.ENTRY_POINTS``; ``calculators.gpu_detect`` answers with the catalogue the
+    page loaded, and bad payloads get the localized "not available" line, not an exception."""
+    import pyweb
+    from calculators.catalog import Catalog
+    from calcview import browser
+
+    module, _, function = pyweb.ENTRY_POINTS["calculators.gpu_detect"].partition(":")
+    assert (module, function) == ("calcview.browser", "gpu_detect_entry")
+    saved = browser._catalog
+    browser._catalog = Catalog(devices=devices)
+    try:
+        answer = browser.gpu_detect_entry({"adapter": {"vendor": "nvidia", "description": "NVIDIA GeForce RTX 4090"},
+                                           "lang": lang})
+        assert answer["match"] == "rtx-4090" and len(answer["lines"]) == 3
+        for bad in (None, "x", {"adapter": 5, "lang": "xx"}):
+            bad_answer = browser.gpu_detect_entry(bad)
+            assert bad_answer["match"] is None and len(bad_answer["lines"]) == 1
+    finally:
+        browser._catalog = saved
