@@ -123,7 +123,7 @@ def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
             notes.append(Message("note.ram_ignored", {"mode": opts.mode}))
     result["notes"] = [n.render(lang) for n in notes]
     result["kv_quality"] = kv_quality.answer(model, opts.kv_cache, opts.context, opts.batch,
-                                             values.get("kv_quality_rows")) if not opts.training else None
+                                             kv_quality.rows_of(catalog)) if not opts.training else None
     return result
 
 
@@ -250,7 +250,7 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     result["notes"] = [n.render(lang) for n in notes]
     result["measured"] = measured_beside(result, values, model, catalog)
     result["kv_quality"] = kv_quality.answer(model, opts.kv_cache, opts.context, opts.batch,
-                                             values.get("kv_quality_rows")) \
+                                             kv_quality.rows_of(catalog)) \
         if model is not None and opts.workload in ("decode", "prefill") else None
     result["plan"] = None
     if opts.target_tokens_per_s is not None and model is not None and opts.workload == "decode" \
@@ -312,7 +312,6 @@ def handle(request: dict, catalog) -> dict:
         else:
             return _errors([error("lang", "error.unknown_value", field="lang", value=str(requested_lang)[:20],
                                   suggestions=list(l10n.LANGUAGES))], lang)
-        kv_rows = kv_quality.rows_of(catalog)  # before the export document becomes a Catalog
         if not isinstance(catalog, Catalog):
             catalog = Catalog.from_dict(catalog)
         command = request.get("command")
@@ -320,7 +319,6 @@ def handle(request: dict, catalog) -> dict:
         values = parse(command, raw, catalog)
         given = raw.get("weights") if isinstance(raw, dict) else None
         values["weights_automatic"] = given is None or (isinstance(given, str) and not given.strip())
-        values["kv_quality_rows"] = kv_rows
         runner = {"vram": run_vram, "speed": run_speed, "fit": run_fit}[command]
         result = runner(values, catalog, lang)
         where = non_finite(result)
