@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urldefrag, urlparse
@@ -53,6 +54,10 @@ AXE_DARK = {"runOnly": {"type": "rule", "values": ["color-contrast"]}, "resultTy
 
 PAGE_SUFFIXES = ("/", ".html")
 
+# Pages loading at once in one crawl: enough to overlap the waits for an idle network, few enough that the
+# calculator pages (each starts its Python runtime) do not starve one another on a 2-CPU machine.
+PAGES_IN_FLIGHT = 3
+
 
 @dataclass
 class PageVisit:
@@ -91,9 +96,40 @@ def is_page(path: str) -> bool:
     return path.endswith(PAGE_SUFFIXES)
 
 
-def visit(context, base: str, path: str, with_axe: bool) -> PageVisit:
+def loaded_pages(context, base: str, paths: list, prepare=None, in_flight: int = PAGES_IN_FLIGHT):
+    """Load ``paths`` (a list the caller may append to while iterating) a few at a time in ``context`` and yield
+    ``(path, page, response, prepared)`` for each once it has loaded and the network is idle, in order.
+
+    ``prepare(page, path)`` runs before the page is requested (listeners; its return value is ``prepared``).
+    The page is closed when the caller asks for the next one. The pages after the one being inspected keep
+    loading in the browser meanwhile, so the waits for an idle network overlap instead of adding up."""
+    opened = deque()
+
+    def start():
+        path = paths.pop(0)
+        page = context.new_page()
+        prepared = prepare(page, path) if prepare else None
+        opened.append((path, page, prepared, page.goto(base + path, wait_until="commit")))
+
+    try:
+        while paths or opened:
+            while paths and len(opened) < in_flight:
+                start()
+            path, page, prepared, response = opened.popleft()
+            try:
+                page.wait_for_load_state("load")
+                page.wait_for_load_state("networkidle")
+                yield path, page, response, prepared
+            finally:
+                page.close()
+    finally:
+        for _, page, _, _ in opened:
+            page.close()
+
+
+def _record(page, path: str, base: str) -> PageVisit:
+    """Listen to what loading ``page`` does, into a new PageVisit."""
     record = PageVisit(url=base + path)
-    page = context.new_page()
     page.on("request", lambda r: record.requests.append(r.url))
     page.on("requestfailed", lambda r: record.failed.append(f"{r.url} ({r.failure})"))
     page.on(
@@ -102,27 +138,27 @@ def visit(context, base: str, path: str, with_axe: bool) -> PageVisit:
     )
     page.on("console", lambda m: record.console_errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: record.console_errors.append(str(e)))
-    try:
-        response = page.goto(record.url, wait_until="load")
-        record.status = response.status if response else 0
-        page.wait_for_load_state("networkidle")
-        facts = page.evaluate(PAGE_FACTS)
-        record.lang = facts["lang"]
-        record.anchors = set(facts["anchors"])
-        record.links = facts["links"]
-        if with_axe:
-            # Through the DevTools protocol, so the page's CSP (rightly) does not apply to the test's own script.
-            page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
-            for scheme, options in (("default", AXE_LIGHT), ("slate", AXE_DARK)):
-                # What Material's light/dark toggle does.
-                page.evaluate(SET_SCHEME, scheme)
-                page.wait_for_timeout(100)
-                record.schemes.append(page.evaluate("() => document.body.getAttribute('data-md-color-scheme')"))
-                record.axe += [dict(v, scheme=scheme) for v in page.evaluate(AXE_RUN, options)]
-        record.csp_violations = page.evaluate("() => window.__cspViolations || []")
-    finally:
-        page.close()
     return record
+
+
+def _inspect(page, record: PageVisit, response, with_axe: bool) -> None:
+    """The loaded page's status, language, anchors and links, its CSP violations and (``with_axe``) axe-core's
+    findings in the light and dark scheme."""
+    record.status = response.status if response else 0
+    facts = page.evaluate(PAGE_FACTS)
+    record.lang = facts["lang"]
+    record.anchors = set(facts["anchors"])
+    record.links = facts["links"]
+    if with_axe:
+        # Through the DevTools protocol, so the page's CSP (rightly) does not apply to the test's own script.
+        page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
+        for scheme, options in (("default", AXE_LIGHT), ("slate", AXE_DARK)):
+            # What Material's light/dark toggle does.
+            page.evaluate(SET_SCHEME, scheme)
+            page.wait_for_timeout(100)
+            record.schemes.append(page.evaluate("() => document.body.getAttribute('data-md-color-scheme')"))
+            record.axe += [dict(v, scheme=scheme) for v in page.evaluate(AXE_RUN, options)]
+    record.csp_violations = page.evaluate("() => window.__cspViolations || []")
 
 
 def crawl_site(browser, base: str, site_dir: Path, with_axe: bool = True) -> Crawl:
@@ -133,9 +169,8 @@ def crawl_site(browser, base: str, site_dir: Path, with_axe: bool = True) -> Cra
     queue = sitemap_paths(site_dir) + ["/404.html", "/de/404.html"]
     seen = set(queue)
     try:
-        while queue:
-            path = queue.pop(0)
-            record = visit(context, base, path, with_axe)
+        for path, page, response, record in loaded_pages(context, base, queue, lambda pg, p: _record(pg, p, base)):
+            _inspect(page, record, response, with_axe)
             crawl.pages[path] = record
             for link in record.links:
                 url, _ = urldefrag(link)

@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from conftest import REPO_ROOT, _QuietHandler
-from crawl import CSP_LISTENER, sitemap_paths
+from crawl import CSP_LISTENER, loaded_pages, sitemap_paths
 from hostile import elements, markup_problems, shape
 
 pytestmark = pytest.mark.slow
@@ -89,20 +89,19 @@ def test_every_page_has_the_markup_of_the_real_site(hostile_site, built_site):
 def test_nothing_runs_even_without_the_policy(browser, hostile_server, hostile_site):
     context = browser.new_context(bypass_csp=True)
     dialogs, errors = [], []
+
+    def listen(page, path):
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("pageerror", lambda e: errors.append(f"{path}: {e}"))
+
     try:
-        for path in sitemap_paths(hostile_site):
-            page = context.new_page()
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.on("pageerror", lambda e, path=path: errors.append(f"{path}: {e}"))
-            page.goto(hostile_server + path, wait_until="load")
-            page.wait_for_load_state("networkidle")
+        for path, page, _, _ in loaded_pages(context, hostile_server, sitemap_paths(hostile_site), listen):
             for link in page.locator("article a[title]").all()[:3]:
                 # an onmouseover/onfocus that escaped its attribute would fire here (dispatched, not hovered:
                 # a link in a table that scrolls inside its own box may sit under the sticky first column)
                 for event in ("mouseover", "mouseenter", "focus"):
                     link.dispatch_event(event)
             assert page.evaluate("() => window.__pwned") is None, path
-            page.close()
     finally:
         context.close()
     assert not dialogs and not errors, (dialogs, errors)
@@ -114,14 +113,10 @@ def test_with_the_policy_nothing_even_tries(browser, hostile_server, hostile_sit
     context.add_init_script(CSP_LISTENER)
     violations = {}
     try:
-        for path in sitemap_paths(hostile_site):
-            page = context.new_page()
-            page.goto(hostile_server + path, wait_until="load")
-            page.wait_for_load_state("networkidle")
+        for path, page, _, _ in loaded_pages(context, hostile_server, sitemap_paths(hostile_site)):
             found = page.evaluate("() => window.__cspViolations")
             if found:
                 violations[path] = found
-            page.close()
     finally:
         context.close()
     assert not violations, violations
