@@ -171,6 +171,20 @@ def _device_search(command: str, name: str, lang: str) -> str:
               autocomplete="off", spellcheck="false", hidden=True, class_="atlas-calc-search")
 
 
+def gpu_detect_html(command: str, lang: str) -> str:
+    """"Detect my GPU" under the device picker: gpu-detect.mjs (loaded by pyodide-start.js where the browser has
+    WebGPU) reads the adapter info in the page, asks ``calculators.gpu_detect`` which device it is and writes the
+    answer into the status line as text. Hidden without JavaScript and without WebGPU; ``data-unavailable`` is
+    what the line says when the answer cannot be had."""
+    answer_id = f"{field_id(command, 'device')}-gpu"
+    button = el("button", text(l10n.t(lang, "gpu_detect.button")), type="button", class_="md-button",
+                data_gpu_detect_run=True, aria_controls=answer_id)
+    answer = el("div", "", id=answer_id, class_="atlas-calc-gpu-answer", data_gpu_detect_answer=True,
+                role="status", aria_live="polite")
+    return el("div", button + answer, class_="atlas-calc-gpu", data_gpu_detect=field_id(command, "device"),
+              data_unavailable=l10n.t(lang, "gpu_detect.unavailable"), hidden=True)
+
+
 def _select(param: Param, value, command: str, lang: str, catalog) -> str:
     options = []
     optional_device = param.name == "device" and command == "vram"  # the verdict needs no device
@@ -219,7 +233,8 @@ def field_html(command: str, name: str, value, lang: str, catalog) -> str:
     if param.kind == "bool":
         return el("div", control + label + helps + error, class_="atlas-calc-check")
     search = _device_search(command, name, lang) if param.kind == "device" else ""
-    return el("div", label + search + control + helps + error, class_="atlas-calc-field")
+    detect = gpu_detect_html(command, lang) if name == "device" else ""  # the reader's own device, not a baseline
+    return el("div", label + search + control + detect + helps + error, class_="atlas-calc-field")
 
 
 def _condition_holds(condition: str | None, values: dict) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from calculators import gpu_detect
@@ -139,3 +141,27 @@ def test_the_page_reaches_the_matcher_through_the_worker_entry_point(devices, la
             assert bad_answer["match"] is None and len(bad_answer["lines"]) == 1
     finally:
         browser._catalog = saved
+
+
+@pytest.mark.parametrize("lang,label", [("en", "Detect my GPU"), ("de", "Meine GPU erkennen")])
+@pytest.mark.parametrize("command", ["vram", "speed"])
+def test_the_device_picker_has_a_hidden_detect_button_in_both_languages(command, lang, label):
+    """The button sits under the reader's device picker only (not the speed page's baseline), hidden until
+    gpu-detect.mjs finds WebGPU, with the page's 'not available' line for when no answer comes."""
+    import l10n
+    from calculators_support import catalog
+    from calcview import form
+
+    html = form.form_html(command, form.initial_values(command, {"model": "llama-3.1-8b"}, catalog()), lang, catalog())
+    boxes = re.findall(r'<div class="atlas-calc-gpu" data-gpu-detect="([^"]+)" data-unavailable="([^"]+)" hidden>'
+                       r'(.*?)</div></div>', html)
+    assert len(boxes) == 1
+    target, unavailable, inner = boxes[0]
+    assert target == f"calc-{command}-device" and f'<select id="{target}"' in html
+    assert unavailable == l10n.t(lang, "gpu_detect.unavailable").replace("'", "&#x27;")
+    assert re.search(rf'<button type="button" class="md-button" data-gpu-detect-run aria-controls="{target}-gpu">'
+                     rf'{label}</button>', inner)
+    assert f'<div id="{target}-gpu" class="atlas-calc-gpu-answer" data-gpu-detect-answer role="status"' in inner
+    # inside the device field, after its picker
+    field = html[html.rindex('<div class="atlas-calc-field">', 0, html.index(f'<select id="{target}"')):]
+    assert field.index(f'<select id="{target}"') < field.index("data-gpu-detect=") < field.index(f'id="{target}-help"')

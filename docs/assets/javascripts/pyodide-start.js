@@ -91,8 +91,23 @@
 
   globalThis.atlasStartPython = start;
 
+  // "Detect my GPU" (gpu-detect.mjs) only where the browser has WebGPU: elsewhere its button stays hidden
+  // and the module is not even loaded. A module script, so it shares the page's runtime (pyodide-client.mjs).
+  function loadGpuDetect() {
+    try {
+      if (!here || !navigator.gpu || document.querySelector('script[src*="gpu-detect.mjs"]')) return;
+      var script = document.createElement("script");
+      script.type = "module";
+      script.src = new URL("gpu-detect.mjs", here).href;
+      document.head.appendChild(script);
+    } catch (err) {
+      // never break the page
+    }
+  }
+
   var meta = document.querySelector('meta[name="atlas-runtime"]');
   // `make bench` sets atlasCalculatorStart = "focus" to compare starting on the first focus.
   var onFocus = globalThis.atlasCalculatorStart === "focus" && location.search.length <= 1;
   if (meta && !onFocus) start(JSON.parse(meta.content));
+  if (meta) loadGpuDetect();
 })();
