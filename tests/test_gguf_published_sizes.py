@@ -43,3 +43,13 @@ def test_gpt_oss_gguf_labels_keep_the_experts_in_mxfp4_and_the_rest_in_q8_0():
         assert groups["experts"]["bits"] == pytest.approx(4.25)
         assert groups["attention"]["bits"] == pytest.approx(8.5)
         assert groups["output"]["bits"] == pytest.approx(8.5)
+
+
+def test_gemma_3_tied_embeddings_are_counted_once_and_the_vision_tower_is_its_own_group():
+    # Issue 31's "+0.8 GiB on Gemma 3 12B" is the 0.417 B-parameter vision tower at 16 bit (the mmproj file),
+    # not a second copy of the tied embedding matrix: the text model's file matches without it (cases above).
+    model = ModelSpec.from_preset("gemma-3-12b", catalog().models["gemma-3-12b"])
+    groups = weight_groups(model, "q4_k_m")
+    assert "output" not in groups
+    assert groups["embeddings"]["params"] == pytest.approx(model.vocab * model.hidden, rel=1e-9)
+    assert groups["encoders"]["bytes"] == pytest.approx(model.vision_params * 2, rel=1e-9)
