@@ -19,6 +19,12 @@ ADAPTER_KINDS = ("gpu",)  # kinds a WebGPU adapter can be; Apple SoCs and Strix 
 ARCHITECTURE_ALIASES = {"ada": "lovelace"}
 
 
+# Candidates named in the answer line at most; more are summed up with their count.
+MAX_NAMED = 6
+# Candidates a browser is likely to run on come first.
+SEGMENT_ORDER = {"consumer": 0, "workstation": 1, "edge": 2}
+
+
 def _words(value) -> list[str]:
     if not isinstance(value, str):
         return []
@@ -67,7 +73,9 @@ def match(info, devices: dict) -> dict:
         return not vendor or "".join(_words(device.get("vendor"))) == vendor
 
     def ordered(ids) -> list[str]:
-        return sorted(ids, key=lambda i: (str(gpus[i].get("name", "")).casefold(), i))
+        """A browser runs on a desk: consumer and workstation devices first, then by name."""
+        return sorted(ids, key=lambda i: (SEGMENT_ORDER.get(gpus[i].get("segment"), len(SEGMENT_ORDER)),
+                                          str(gpus[i].get("name", "")).casefold(), i))
 
     for field in ("description", "device"):
         said = _plain(info.get(field))
@@ -115,6 +123,9 @@ def message(info, devices: dict, lang: str) -> dict:
     names = [str(devices[i].get("name", i)) for i in found["candidates"]]
     if found["match"]:
         first = l10n.t(lang, "gpu_detect.found", name=names[0])
+    elif len(names) > MAX_NAMED:  # a vendor alone names dozens of devices: a few, then the list
+        first = l10n.t(lang, "gpu_detect.candidates_many", what=what, count=l10n.format_number(len(names), lang, 0),
+                       names=", ".join(names[:MAX_NAMED]))
     elif names:
         first = l10n.t(lang, "gpu_detect.candidates", what=what, count=len(names), names=", ".join(names))
     else:

@@ -99,7 +99,10 @@ def test_messages_say_what_was_found_that_nothing_was_sent_and_that_memory_is_un
     assert "memory size" in en["lines"][2]
     de = gpu_detect.message({"vendor": "nvidia", "architecture": "ada"}, devices, "de")
     assert de["match"] is None
-    assert f"diese {len(de['candidates'])}:" in de["lines"][0] and "NVIDIA GeForce RTX 4090" in de["lines"][0]
+    assert f"Dazu passen {len(de['candidates'])} Geräte" in de["lines"][0] and "NVIDIA GeForce RTX 4060," in de["lines"][0]
+    # consumer cards first: a browser runs on a desk, not in a data centre
+    segments = [devices[i]["segment"] for i in de["candidates"]]
+    assert segments == sorted(segments, key=lambda s: gpu_detect.SEGMENT_ORDER.get(s, 9))
     assert "nichts wurde irgendwohin gesendet" in de["lines"][1]
     assert "Speichergröße" in de["lines"][2]
 
@@ -165,3 +168,16 @@ def test_the_device_picker_has_a_hidden_detect_button_in_both_languages(command,
     # inside the device field, after its picker
     field = html[html.rindex('<div class="atlas-calc-field">', 0, html.index(f'<select id="{target}"')):]
     assert field.index(f'<select id="{target}"') < field.index("data-gpu-detect=") < field.index(f'id="{target}-help"')
+
+
+@pytest.mark.parametrize("lang, words", [("en", "devices in this list fit that"), ("de", "Geräte dieser Liste")])
+def test_a_vendor_alone_names_a_few_devices_and_their_count_not_all(devices, lang, words):
+    answer = gpu_detect.message({"vendor": "nvidia"}, devices, lang)
+    count = len(answer["candidates"])
+    assert count > gpu_detect.MAX_NAMED
+    first = answer["lines"][0]
+    assert words in first
+    named = [devices[i]["name"] for i in answer["candidates"]]
+    assert sum(name in first for name in named) == gpu_detect.MAX_NAMED
+    grouped = f"{count:,}".replace(",", "." if lang == "de" else ",")
+    assert f" {grouped} " in first
