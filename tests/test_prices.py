@@ -143,3 +143,83 @@ def test_unit_count_source_is_a_cited_source():
     assert messages(data) == []
     orphan = entry(prices=[{"device": "inferentia2", "usd": 1.0, "unit_count_source": "page"}])
     assert any("not given" in m for m in messages(orphan))
+
+
+# --- Purchase prices of unified-memory machines (issue 35): filed, exported and amortised in the speed answer ---
+
+MACHINE_PRICES = [  # (device, list id, usd, memory_gib or None) as the new price files state them
+    ("apple-m4-max", "apple-mac-studio-launch-2025-03", 1999, 36),
+    ("apple-m3-ultra", "apple-mac-studio-launch-2025-03", 3999, 96),
+    ("apple-m4-pro", "apple-mac-mini-m4-pro-launch-2024-10", 1399, 24),
+    ("apple-m4-pro", "apple-macbook-pro-m4-launch-2024-10", 2499, None),
+    ("apple-m4-max", "apple-macbook-pro-m4-launch-2024-10", 3199, None),
+    ("apple-m3-max", "apple-macbook-pro-m3-max-2023-11", 3200, None),
+    ("dgx-spark", "nvidia-dgx-spark-launch-2025-10", 3999, 128),
+    ("ryzen-ai-max-395", "framework-desktop-review-2026-12", 1999, 128),
+]
+
+
+@pytest.mark.parametrize("device_id,list_id,usd,memory_gib", MACHINE_PRICES)
+def test_machine_price_is_filed_and_exported(device_id, list_id, usd, memory_gib):
+    from atlas.yamlfile import read_yaml
+    from calculators_support import catalog
+
+    data = read_yaml(REPO_ROOT / "data" / "prices" / f"{list_id}.yaml").data
+    rows = [r for r in data["prices"] if r["device"] == device_id and r["usd"] == usd]
+    assert len(rows) == 1 and rows[0].get("memory_gib") == memory_gib
+    assert f"{usd:,}" in data["note"]  # the quoted page states the number as filed
+    exported = [p for p in catalog().prices[device_id] if p["list"] == list_id and p["usd"] == usd]
+    assert len(exported) == 1 and exported[0]["kind"] in ("launch-msrp", "list")
+
+
+def test_rtx_pro_6000_street_range():
+    from calculators import cost
+    from calculators_support import catalog
+
+    bought = cost.purchase_price(catalog().prices["rtx-pro-6000-blackwell"])
+    assert (bought["usd"], bought["usd_high"], bought["usd_mid"]) == (8000, 9200, 8600)
+    assert bought["as_of"] == "2026-04"
+
+
+# device, the newest purchase price the speed answer must amortise (US$), the month it was stated
+AMORTISED = [
+    ("dgx-spark", 3999, "2025-10"),
+    ("ryzen-ai-max-395", 1999, "2026-12"),
+    ("apple-m3-ultra", 3999, "2025-03"),
+    ("apple-m4-max", 1999, "2025-03"),  # Mac Studio (March 2025) is newer than the MacBook Pro (October 2024)
+]
+
+
+@pytest.mark.parametrize("device_id,usd,as_of", AMORTISED)
+def test_speed_answer_amortises_the_machine_price(device_id, usd, as_of):
+    from calculators_support import ok
+
+    r = ok("speed", device=device_id, model="llama-3.1-8b", weights="q4_k_m")["device"]
+    c = r["cost"]
+    assert c["basis"] == "purchase" and c["purchase_usd"] == usd and c["as_of"] == as_of
+    assert c["electricity_usd_per_hour"] is None  # no price per kWh given
+    per_hour = usd / (3 * 365 * 24)
+    assert c["usd_per_hour"] == pytest.approx(per_hour, rel=1e-12)
+    assert c["usd_per_million_tokens"] == pytest.approx(per_hour / (r["tokens_per_s"] * 3600) * 1e6, rel=1e-12)
+
+
+def test_machine_price_plus_electricity_at_the_system_power():
+    from calculators_support import catalog, ok
+
+    r = ok("speed", device="dgx-spark", model="llama-3.1-8b", weights="q4_k_m", amortisation_years=2,
+           electricity_usd_per_kwh=0.25)["device"]
+    watts = catalog().devices["dgx-spark"]["power"]["tdp_w"]
+    c = r["cost"]
+    assert c["electricity_usd_per_hour"] == pytest.approx(watts / 1000 * 0.25, rel=1e-12)
+    assert c["usd_per_hour"] == pytest.approx(3999 / (2 * 8760) + watts / 1000 * 0.25, rel=1e-12)
+
+
+def test_cli_prints_the_amortised_cost(capsys):
+    from calculators import cli
+
+    code = cli.main(["speed", "--device", "dgx-spark", "--model", "llama-3.1-8b", "--weights", "q4_k_m", "--json"])
+    assert code == 0
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert out["device"]["cost"]["basis"] == "purchase" and out["device"]["cost"]["purchase_usd"] == 3999
