@@ -20,7 +20,7 @@ def prices_by_device(dataset: Dataset) -> dict[str, list[dict]]:
             source = device["sources"][block["source"]]
             out.setdefault(device_id, []).append({
                 "kind": block["kind"], "usd": block["usd"], "usd_high": block.get("usd_high"), "as_of": block["as_of"],
-                "provider": None, "region": None, "list": None,
+                "provider": None, "region": None, "list": None, "memory_gib": None,
                 "source_title": source["title"], "source_url": source["url"],
             })
     for list_id, entry in dataset.prices.items():
@@ -31,7 +31,7 @@ def prices_by_device(dataset: Dataset) -> dict[str, list[dict]]:
                 "kind": entry["kind"], "usd": row["usd"] / count,
                 "usd_high": row["usd_high"] / count if row.get("usd_high") else None,
                 "as_of": entry["as_of"], "provider": entry.get("provider"), "region": entry.get("region"),
-                "list": list_id, "instance": row.get("instance"),
+                "list": list_id, "instance": row.get("instance"), "memory_gib": row.get("memory_gib"),
                 "source_title": source["title"], "source_url": source["url"],
             })
     for rows in out.values():

@@ -256,7 +256,7 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     if opts.target_tokens_per_s is not None and model is not None and opts.workload == "decode" \
             and not opts.roofline_only:
         result["plan"] = planner.plan(model, opts, values["device"], device, opts.target_tokens_per_s,
-                                      catalog.prices.get(values["device"]), draft)
+                                      catalog.prices.get(dev.plain_id(values["device"])), draft)
     elif opts.target_tokens_per_s is not None:
         result["notes"].append(Message("note.plan_decode_only", {}).render(lang))
     return result

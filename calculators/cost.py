@@ -48,9 +48,16 @@ def cloud_median(prices: list[dict]) -> dict | None:
             "as_of": max(p["as_of"] for p in clouds), "prices": clouds}
 
 
-def purchase_price(prices: list[dict]) -> dict | None:
-    """The newest purchase price (a range counts at its middle)."""
+def purchase_price(prices: list[dict], capacity_gib: float | None = None) -> dict | None:
+    """The newest purchase price (a range counts at its middle).
+
+    ``capacity_gib``: the memory configuration asked about, for a device sold with several sizes. When the
+    device's prices name their memory (``memory_gib``), only a price of that very size counts — a Mac Studio's
+    96 GB price is not the price of its 512 GB configuration — and None is the honest answer for a size
+    without one."""
     rows = [p for p in prices if p["kind"] in PURCHASE_KINDS]
+    if capacity_gib is not None and any(p.get("memory_gib") for p in rows):
+        rows = [p for p in rows if p.get("memory_gib") is not None and abs(p["memory_gib"] - capacity_gib) < 0.5]
     if not rows:
         return None
     best = max(rows, key=lambda p: p["as_of"])
@@ -60,8 +67,9 @@ def purchase_price(prices: list[dict]) -> dict | None:
 
 def hourly_cost(prices: list[dict], tdp_w: float | None, num_devices: int, price_per_hour: float | None = None,
                 purchase_usd: float | None = None, amortisation_years: float = 3.0,
-                electricity_usd_per_kwh: float | None = None) -> dict | None:
-    """US$ per hour for ``num_devices`` devices and how it was found; None when nothing is known."""
+                electricity_usd_per_kwh: float | None = None, capacity_gib: float | None = None) -> dict | None:
+    """US$ per hour for ``num_devices`` devices and how it was found; None when nothing is known.
+    ``capacity_gib``: the memory configuration of a device sold with several sizes (see ``purchase_price``)."""
     if price_per_hour is not None:
         return {"basis": "given", "usd_per_hour": price_per_hour * num_devices, "usd_per_device_hour": price_per_hour}
     cloud = cloud_median(prices)
@@ -69,7 +77,7 @@ def hourly_cost(prices: list[dict], tdp_w: float | None, num_devices: int, price
         per_device = cloud["usd"]
         return {"basis": "cloud", "usd_per_hour": per_device * num_devices, "usd_per_device_hour": per_device,
                 "low": cloud["low"], "high": cloud["high"], "providers": cloud["providers"], "as_of": cloud["as_of"]}
-    bought = purchase_price(prices)
+    bought = purchase_price(prices, capacity_gib)
     usd = purchase_usd if purchase_usd is not None else (bought["usd_mid"] if bought else None)
     if usd is None:
         return None
@@ -82,6 +90,7 @@ def hourly_cost(prices: list[dict], tdp_w: float | None, num_devices: int, price
            "purchase_usd": usd, "amortisation_years": amortisation_years, "electricity_usd_per_hour": power}
     if purchase_usd is None and bought:
         out["as_of"], out["price_kind"] = bought["as_of"], bought["kind"]
+        out["price_memory_gib"] = bought.get("memory_gib")
     return out
 
 

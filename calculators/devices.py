@@ -82,6 +82,11 @@ def split_choice(value: str) -> tuple[str, float | None]:
     return device_id, gib
 
 
+def plain_id(choice: str) -> str:
+    """The data set's id of a device choice ("apple-m3-max@64" -> "apple-m3-max"): what prices are filed under."""
+    return choice.partition(CHOICE_SEPARATOR)[0]
+
+
 def choice_value(device_id: str, device: dict, capacity_gib: float) -> str:
     """The choice value of ``device`` with ``capacity_gib``: the plain id for its default configuration."""
     if capacity_gib == device["memory"]["capacity_gib"]:

@@ -380,8 +380,10 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
         "accuracy": trust.accuracy_for(opts.workload, n, opts.batch, engine, t.device_class),
         "speculative": spec,
     }
+    sold_in_sizes = bool(device["memory"].get("configurations"))
     hourly = cost.hourly_cost(prices or [], dev.tdp_w(device), n, opts.price_per_hour, opts.purchase_usd,
-                              opts.amortisation_years, opts.electricity_usd_per_kwh)
+                              opts.amortisation_years, opts.electricity_usd_per_kwh,
+                              dev.capacity_bytes(device) / d.GIB if sold_in_sizes else None)
     if hourly:
         hourly["usd_per_million_tokens"] = cost.per_million_tokens(hourly["usd_per_hour"], out["tokens_per_s"])
     out["cost"] = hourly
@@ -583,13 +585,13 @@ def estimate_speed(
     work = workload(model, opts)
     if model is not None and opts.workload in ("decode", "prefill") and not opts.roofline_only:
         prices = prices or {}
-        dev_result = llm_device_result(device_id, device, model, opts, "device", notes, prices.get(device_id),
-                                       draft=draft)
+        dev_result = llm_device_result(device_id, device, model, opts, "device", notes,
+                                       prices.get(dev.plain_id(device_id)), draft=draft)
         # A comparison runs both on the same software: the engine given, else the device's default.
         # The baseline's prices are its own: a price typed for the device is not applied to it.
         base_opts = replace(opts, price_per_hour=opts.baseline_price_per_hour, purchase_usd=opts.baseline_purchase_usd)
         base_result = (llm_device_result(baseline_id, baseline, model, base_opts, "baseline", notes,
-                                         prices.get(baseline_id), engine=dev_result["engine"], draft=draft)
+                                         prices.get(dev.plain_id(baseline_id)), engine=dev_result["engine"], draft=draft)
                        if baseline else None)
         work = Work(work.flops, work.bytes, work.tokens if opts.workload == "prefill" else opts.batch)
     else:

@@ -112,7 +112,10 @@ def machine_table(devices: dict, prices: dict, lang: str) -> str:
         power = _unit(_num(r["power_w"], lang), "unit.w", lang) if r["power_w"] else none
         if r["price"]:
             p = r["price"]
-            price = (_unit(_num(r["price_usd"], lang), "unit.usd", lang)
+            price = _unit(_num(r["price_usd"], lang), "unit.usd", lang)
+            if p.get("memory_gib") and len(r["sizes_gib"]) > 1:  # the size that price buys
+                price += l10n.t(lang, "buyer.price_memory", memory=_unit(_num(p["memory_gib"], lang), "unit.gib", lang))
+            price = (price
                      + l10n.t(lang, "buyer.price_note", kind=l10n.t(lang, "price." + p["kind"]),
                             as_of=l10n.format_month(p["as_of"], lang)))
             price = escape(price) + " " + source_link(p["source_title"], p["source_url"])

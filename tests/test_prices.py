@@ -185,8 +185,8 @@ def test_rtx_pro_6000_street_range():
 AMORTISED = [
     ("dgx-spark", 3999, "2025-10"),
     ("ryzen-ai-max-395", 1999, "2026-12"),
-    ("apple-m3-ultra", 3999, "2025-03"),
-    ("apple-m4-max", 1999, "2025-03"),  # Mac Studio (March 2025) is newer than the MacBook Pro (October 2024)
+    ("apple-m3-ultra@96", 3999, "2025-03"),  # the price names its memory size: that configuration
+    ("apple-m4-max@36", 1999, "2025-03"),  # Mac Studio (March 2025), the size its price names
 ]
 
 
@@ -223,3 +223,23 @@ def test_cli_prints_the_amortised_cost(capsys):
 
     out = json.loads(capsys.readouterr().out)
     assert out["device"]["cost"]["basis"] == "purchase" and out["device"]["cost"]["purchase_usd"] == 3999
+
+
+def test_a_price_names_its_memory_size_and_another_size_gets_none():
+    """A Mac Studio's 96 GB price is not the price of its 512 GB configuration: the speed answer amortises the
+    named size's price and has no purchase basis for a size without one (the reader can type a price)."""
+    from calculators import cost
+    from calculators_support import catalog, ok
+
+    rows = catalog().prices["apple-m3-ultra"]
+    priced = {p["memory_gib"] for p in rows if p["kind"] in cost.PURCHASE_KINDS and p.get("memory_gib")}
+    assert priced == {96}
+    assert cost.purchase_price(rows, 96)["memory_gib"] == 96
+    assert cost.purchase_price(rows, 512) is None
+    assert cost.purchase_price(rows)["memory_gib"] == 96  # no size asked: the newest price, as the tables show it
+    params = {"workload": "decode", "model": "llama-3.1-8b", "weights": "q4_k_m"}
+    small = ok("speed", device="apple-m3-ultra@96", **params)["device"]["cost"]
+    assert small["basis"] == "purchase" and small["purchase_usd"] == 3999 and small["price_memory_gib"] == 96
+    assert ok("speed", device="apple-m3-ultra", **params)["device"]["cost"] is None  # 512 GB: no price of its own
+    typed = ok("speed", device="apple-m3-ultra", purchase_usd=9499, **params)["device"]["cost"]
+    assert typed["basis"] == "purchase" and typed["purchase_usd"] == 9499
