@@ -16,6 +16,11 @@ published measurements in ``data/inference/`` by ``python -m atlas fit``:
   dense matrix peak of the precision the engine's kernels use
   (``engines.compute_precisions``); θ = 1 / compute efficiency.
 - ``attention``: FLOPs of QK^T and AV over the cached tokens during prefill ÷ the same peak.
+- ``attention_scores``: bytes of the attention scores of a prompt (one FP32 value per query, key and
+  head) ÷ peak bandwidth; θ = 1 / efficiency counts the passes over them. Where attention is not
+  fused the score matrix goes through memory; the cross-validated fit puts prompt attention here on
+  every engine measured (its FLOP term ends near the top of its range), so long prompts slow with
+  heads × positions over bandwidth rather than with FLOPs over the matrix peak.
 - ``step`` and ``layer_steps``: a fixed cost per step and per layer and step
   (kernel launches, synchronisation, sampling), in seconds — the term that
   makes small models on fast GPUs far slower than their bandwidth allows.
@@ -63,6 +68,7 @@ FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "compute_decode": ("efficiency", ("engine", "engine_weights")),
     "compute_prefill": ("efficiency", ("engine", "class", "engine_backend", "engine_class", "engine_kernel")),
     "attention": ("efficiency", ("engine", "engine_backend", "engine_class")),
+    "attention_scores": ("efficiency", ("engine", "engine_backend", "engine_class")),
     "step": ("seconds", ("engine", "engine_backend", "engine_class")),
     "layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
     "prefill_layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
@@ -84,6 +90,9 @@ PCIE_ONE_WAY_GB_S = 32.0  # PCIe 4.0 x16, one direction, when a device states no
 # with Bandwidth Boost for displays; https://hothardware.com/news/intel-unveils-thunderbolt-5-with-a-massive-speed-increase-and-gaming-at-540hz).
 THUNDERBOLT_ONE_WAY_GB_S = 10.0
 ACTIVATION_BYTES = 2  # all-reduced activations are 16-bit
+# Attention without a fused kernel writes the score matrix (one value per query, key and head) to memory and reads
+# it back for the softmax and the product with V: 4 bytes an FP32 score, each pass charged to the fitted efficiency.
+SCORE_BYTES = 4
 
 
 @dataclass(frozen=True)
@@ -213,6 +222,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         flops = case.batch * (2 * model.active + attention_width * model.attention_span(max(case.context, 1)))
         steps = 1
         attention_flops = 0.0
+        scores_bytes = 0.0
     else:
         tokens = float(case.prompt * case.batch)
         ubatch = UBATCH_TOKENS.get(engine, UBATCH_DEFAULT)
@@ -222,6 +232,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         kv = kv_cache_bytes(model, case.kv_cache, case.context + case.prompt, case.batch)
         pairs = model.attention_pairs(case.context + case.prompt) - model.attention_pairs(case.context)
         attention_flops = case.batch * attention_width * pairs
+        scores_bytes = case.batch * model.heads * pairs * SCORE_BYTES
         flops = 2 * model.active * tokens + attention_flops
 
     # Routed experts in system memory: the bytes of those the tokens route to leave the device's share.
@@ -237,6 +248,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         weights_on_device, kv_on_device = weights_on_device / n, kv_on_device / n
     x["mem"] = weights_on_device / bandwidth
     x["kv_mem"] = kv_on_device / bandwidth
+    x["attention_scores"] = scores_bytes * gpu_share / (n if split == "tensor" else 1) / bandwidth
     if gpu_share < 1.0 or experts_off:
         host = (place.host_bandwidth_gb_s or 0) * GB
         off = (weights_read + kv) * (1 - gpu_share) + experts_off
@@ -274,7 +286,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
             # entered; the pipeline fills and drains once per logical batch (-b), not once per prompt.
             chunks = math.ceil(tokens / NBATCH_TOKENS.get(engine, tokens))
             pipeline = (steps + chunks * (n - 1)) / (n * steps)
-            for feature in ("mem", "kv_mem", "compute_prefill", "attention", "prefill_layer_steps"):
+            for feature in ("mem", "kv_mem", "compute_prefill", "attention", "attention_scores", "prefill_layer_steps"):
                 x[feature] *= pipeline
     return Terms(
         x=x,
@@ -346,6 +358,7 @@ BOUND_OF = {
     "compute_decode": "compute",
     "compute_prefill": "compute",
     "attention": "compute",
+    "attention_scores": "memory",
     "step": "overhead",
     "layer_steps": "overhead",
     "prefill_layer_steps": "overhead",
