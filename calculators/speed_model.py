@@ -16,6 +16,11 @@ published measurements in ``data/inference/`` by ``python -m atlas fit``:
   dense matrix peak of the precision the engine's kernels use
   (``engines.compute_precisions``); θ = 1 / compute efficiency.
 - ``attention``: FLOPs of QK^T and AV over the cached tokens during prefill ÷ the same peak.
+- ``attention_scores``: bytes of the attention scores of a prompt (one FP32 value per query, key and
+  head) ÷ peak bandwidth; θ = 1 / efficiency counts the passes over them. Where attention is not
+  fused the score matrix goes through memory; the cross-validated fit puts prompt attention here on
+  every engine measured (its FLOP term ends near the top of its range), so long prompts slow with
+  heads × positions over bandwidth rather than with FLOPs over the matrix peak.
 - ``step`` and ``layer_steps``: a fixed cost per step and per layer and step
   (kernel launches, synchronisation, sampling), in seconds — the term that
   makes small models on fast GPUs far slower than their bandwidth allows.
@@ -37,7 +42,11 @@ Efficiency-type parameters are stored as logits (η = 1 / (1 + e^-z), so that
 0 < η < 1 always); time-type parameters as natural logarithms of seconds.
 Each parameter has a global value, and, where the fit found enough cases, a
 correction per engine and per engine and device class; a combination the fit
-never saw uses the coarser value. Plain values in, plain values out; standard
+never saw uses the coarser value. The prompt's matrix products are also
+corrected per engine and kernel family (``kernel_family``: llama.cpp's K-quants,
+whose kernels unpack sub-block scales per weight, apart from its plain block
+formats), and attention per engine and device class (each vendor family has its
+own attention kernels). Plain values in, plain values out; standard
 library only (it runs in the browser).
 """
 
@@ -57,8 +66,9 @@ FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "mem": ("efficiency", ("engine", "class", "engine_backend", "engine_class", "engine_weights")),
     "kv_mem": ("efficiency", ("engine", "engine_backend")),
     "compute_decode": ("efficiency", ("engine", "engine_weights")),
-    "compute_prefill": ("efficiency", ("engine", "class", "engine_backend", "engine_class", "engine_weights")),
-    "attention": ("efficiency", ("engine", "engine_backend")),
+    "compute_prefill": ("efficiency", ("engine", "class", "engine_backend", "engine_class", "engine_kernel")),
+    "attention": ("efficiency", ("engine", "engine_backend", "engine_class")),
+    "attention_scores": ("efficiency", ("engine", "engine_backend", "engine_class")),
     "step": ("seconds", ("engine", "engine_backend", "engine_class")),
     "layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
     "prefill_layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
@@ -72,11 +82,17 @@ FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
 # Micro-batch of a prompt: llama.cpp's default -ub 512; the server engines' chunked prefill handles thousands.
 UBATCH_TOKENS = {"llama.cpp": 512, "mlx": 2048}
 UBATCH_DEFAULT = 8192
+# Logical batch of a prompt: llama.cpp's default -b 2048 hands a prompt to the back end in chunks of this many tokens,
+# and its pipeline over a layer split drains at the end of every chunk (the server engines keep it full).
+NBATCH_TOKENS = {"llama.cpp": 2048}
 PCIE_ONE_WAY_GB_S = 32.0  # PCIe 4.0 x16, one direction, when a device states no host link
 # Thunderbolt 5, one direction: 80 Gb/s each way (Intel's announcement of 2023-09-12: "80Gbps bidirectional", 120
 # with Bandwidth Boost for displays; https://hothardware.com/news/intel-unveils-thunderbolt-5-with-a-massive-speed-increase-and-gaming-at-540hz).
 THUNDERBOLT_ONE_WAY_GB_S = 10.0
 ACTIVATION_BYTES = 2  # all-reduced activations are 16-bit
+# Attention without a fused kernel writes the score matrix (one value per query, key and head) to memory and reads
+# it back for the softmax and the product with V: 4 bytes an FP32 score, each pass charged to the fitted efficiency.
+SCORE_BYTES = 4
 
 
 @dataclass(frozen=True)
@@ -117,6 +133,7 @@ class Terms:
     device_class: str
     link: str
     weights_family: str
+    kernel: str  # kernel_family: the weight family, with llama.cpp's K-quants apart
     backend: str
     precision: str | None  # precision of the peak the compute terms divide by (None: no usable peak)
     peak_tflops: float | None
@@ -148,6 +165,16 @@ def input_embedding_bytes(model: ModelSpec, weights: str, group_size: int, doubl
     if model.tied_embeddings:
         return 0.0
     return model.vocab * model.hidden * bits_per_weight(weights, group_size, double_quant, bpw=bpw) / 8
+
+
+def kernel_family(weights: str) -> str:
+    """The family whose kernels a weight format runs through (``engines.weight_family``), with llama.cpp's K-quants
+    apart from its plain block formats: a K-quant's 256-weight super-blocks carry 6-bit sub-block scales and
+    minimums that its matrix kernels unpack per weight, a Q4_0 or Q8_0 block one 16-bit scale."""
+    family = engines.weight_family(weights)
+    if family == "gguf" and "_k" in weights:
+        return "gguf_k"
+    return family
 
 
 def engine_peak(engine: str, device: dict, weights: str) -> tuple[dev.Peak | None, str | None]:
@@ -195,6 +222,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         flops = case.batch * (2 * model.active + attention_width * model.attention_span(max(case.context, 1)))
         steps = 1
         attention_flops = 0.0
+        scores_bytes = 0.0
     else:
         tokens = float(case.prompt * case.batch)
         ubatch = UBATCH_TOKENS.get(engine, UBATCH_DEFAULT)
@@ -204,6 +232,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         kv = kv_cache_bytes(model, case.kv_cache, case.context + case.prompt, case.batch)
         pairs = model.attention_pairs(case.context + case.prompt) - model.attention_pairs(case.context)
         attention_flops = case.batch * attention_width * pairs
+        scores_bytes = case.batch * model.heads * pairs * SCORE_BYTES
         flops = 2 * model.active * tokens + attention_flops
 
     # Routed experts in system memory: the bytes of those the tokens route to leave the device's share.
@@ -219,6 +248,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         weights_on_device, kv_on_device = weights_on_device / n, kv_on_device / n
     x["mem"] = weights_on_device / bandwidth
     x["kv_mem"] = kv_on_device / bandwidth
+    x["attention_scores"] = scores_bytes * gpu_share / (n if split == "tensor" else 1) / bandwidth
     if gpu_share < 1.0 or experts_off:
         host = (place.host_bandwidth_gb_s or 0) * GB
         off = (weights_read + kv) * (1 - gpu_share) + experts_off
@@ -252,9 +282,11 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         x["hop"] = (n - 1) * steps
         if case.phase == "prefill" and steps > 1:
             # llama.cpp pipelines a prompt's micro-batches through the stages: each stage holds 1/n of the
-            # layers and the last micro-batch leaves n - 1 stage-times after the first one entered.
-            pipeline = (steps + n - 1) / (n * steps)
-            for feature in ("mem", "kv_mem", "compute_prefill", "attention", "prefill_layer_steps"):
+            # layers and the last micro-batch of a logical batch leaves n - 1 stage-times after the first one
+            # entered; the pipeline fills and drains once per logical batch (-b), not once per prompt.
+            chunks = math.ceil(tokens / NBATCH_TOKENS.get(engine, tokens))
+            pipeline = (steps + chunks * (n - 1)) / (n * steps)
+            for feature in ("mem", "kv_mem", "compute_prefill", "attention", "attention_scores", "prefill_layer_steps"):
                 x[feature] *= pipeline
     return Terms(
         x=x,
@@ -262,6 +294,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         device_class=cls,
         link=link,
         weights_family=engines.weight_family(case.weights),
+        kernel=kernel_family(case.weights),
         backend=case.backend or engines.backend(engine, device),
         precision=peak.precision if peak else None,
         peak_tflops=peak.tflops if peak else None,
@@ -277,7 +310,8 @@ def level_keys(t: Terms) -> dict:
     """The key of ``t`` at each level a parameter can be corrected at."""
     return {"engine": t.engine, "class": t.device_class, "engine_class": f"{t.engine}|{t.device_class}",
             "engine_backend": f"{t.engine}|{t.backend}",
-            "engine_weights": f"{t.engine}|{t.weights_family}", "link": t.link}
+            "engine_weights": f"{t.engine}|{t.weights_family}", "engine_kernel": f"{t.engine}|{t.kernel}",
+            "link": t.link}
 
 
 def raw_parameter(params: dict, feature: str, t: Terms) -> float:
@@ -324,6 +358,7 @@ BOUND_OF = {
     "compute_decode": "compute",
     "compute_prefill": "compute",
     "attention": "compute",
+    "attention_scores": "memory",
     "step": "overhead",
     "layer_steps": "overhead",
     "prefill_layer_steps": "overhead",

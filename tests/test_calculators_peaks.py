@@ -60,10 +60,11 @@ def test_sparse_only_vendor_figure_is_halved_and_flagged():
 def test_sparse_halving_beats_falling_back_to_vector_units():
     # Without the rule the H200 would fall back to its FP32 vector peak (67 TFLOP/s) for BF16 prefill.
     result = ok_sparse_only("speed", model="llama-3.1-8b", weights="bf16", workload="prefill", device="h200-sxm", baseline="h100-sxm")
-    # Both compute-bound at the same dense peak (half of 1,979): the speed-up is about 1 — not the 989/67 = 15x
-    # that falling back to the vector unit would give the H100.
+    # Both compute-bound at the same dense peak (half of 1,979): the speed-up is about 1 (the H200's faster memory
+    # shortens only the weight and score reads) — not the 989/67 = 15x that falling back to the vector unit would
+    # give the H100.
     assert dev.peak(sparse_only_h200(), "bf16").tflops == pytest.approx(989.5)
-    assert result["speedup"] == pytest.approx(1.0, rel=0.05)
+    assert result["speedup"] == pytest.approx(1.0, rel=0.1)
     keys = [n["key"] for n in result["notes"]]
     assert "note.sparse_halved" in keys and "note.vector_unit" not in keys
 

@@ -173,10 +173,10 @@ def test_accuracy_targets_printed_and_the_ones_met_kept():
     assert summary["all"]["cases"] >= 200 and len(report["summary"]["sources"]) >= 15
     # Issue 33's targets: single-device decode 90 % within x0.8-1.25 (missed), multi-device or concurrent 80 % within
     # x0.67-1.5 (met), prefill 75 % within x0.67-1.5 (missed; see the accuracy page). The floors keep each where the
-    # fit of 2026-12-05 put it (76.7 %, 82.6 %, 59.6 %), so a change that makes one worse fails here.
+    # fit of 2026-12-05 put it (76.9 %, 82.6 %, 70.6 %), so a change that makes one worse fails here.
     assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.76
     assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.82
-    assert summary["prefill"]["within_0.67_1.5"] >= 0.59
+    assert summary["prefill"]["within_0.67_1.5"] >= 0.70
     # Every case the data holds is answered or refused with a reason, counted per reason and source.
     refused = report["summary"]["refused"]
     assert refused and all(reason and by_source and all(n > 0 for n in by_source.values())
@@ -201,12 +201,13 @@ def test_the_fit_is_dated_by_its_data_not_by_the_day_it_ran(dataset):
     assert fit_speed.data_date(dataset) == newest == fitted.PROVENANCE["date"]
 
 
-@pytest.mark.parametrize("weights, low, high", [("q4_k_m", 0.8, 1.25), ("q8_0", 0.8, 1.25), ("bf16", 1.8, 2.6)])
+@pytest.mark.parametrize("weights, low, high", [("q4_k_m", 0.8, 1.25), ("q8_0", 0.8, 1.25), ("bf16", 1.6, 2.6)])
 def test_same_chip_prefill_differs_only_where_the_hardware_does(weights, low, high):
     """RTX PRO 6000 Blackwell and RTX 5090 are both GB202: with quantised weights (llama.cpp) their prefill differs
     by the clocks and the FP16 rate only; with BF16 weights llama.cpp multiplies through cuBLAS with FP32
     accumulation, which GeForce cards run at half rate (209.5 against 500 TFLOP/s), so about 2x is the hardware's
-    own gap, not a modelling error (issue 33 reported it as one)."""
+    own gap, not a modelling error (issue 33 reported it as one). The weight reads and the attention scores take
+    the same time on both (1.79 TB/s each), which keeps the gap below the 2.4x of the matrix rates."""
     r = ok("speed", model="llama-3.1-8b", workload="prefill", weights=weights, device="rtx-pro-6000-blackwell",
            baseline="rtx-5090")
     assert r["comparison"]["direction"] == "faster"
