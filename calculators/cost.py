@@ -91,6 +91,7 @@ def hourly_cost(prices: list[dict], tdp_w: float | None, num_devices: int, price
     if purchase_usd is None and bought:
         out["as_of"], out["price_kind"] = bought["as_of"], bought["kind"]
         out["price_memory_gib"] = bought.get("memory_gib")
+        out["source_title"], out["source_url"] = bought.get("source_title"), bought.get("source_url")
     return out
 
 

@@ -535,7 +535,8 @@ def speed_html(result: dict, lang: str) -> str:
     if figures:
         accuracy = el("p", text(trust.statement(figures, lang)) + " "
                       + el("a", text(_t(lang, "accuracy.link")), href="../accuracy/"), class_="atlas-calc-accuracy")
-    return (headline + accuracy + el("h3", text(_t(lang, "calc.heading.times"))) + table + workload
+    return (headline + accuracy + el("h3", text(_t(lang, "calc.heading.times"))) + table + price_sources_html(entries, lang)
+            + workload
             + plan_html(result, lang) + measured_html(result, lang) + kv_quality_html(result, lang) + roofline
             + _notes(result, lang))
 
@@ -561,6 +562,23 @@ def plan_html(result: dict, lang: str) -> str:
                        + el("td", text(_t(lang, "yes" if point["fits"] else "no")))))
     head = [_t(lang, f"plan.col.{col}") for col in ("users", "per_user", "total", "fits")]
     return el("h3", text(_t(lang, "plan.heading"))) + el("div", body + _table(head, rows), data_plan="device")
+
+
+def price_sources_html(entries: list, lang: str) -> str:
+    """Where each device's purchase price comes from (a link to the dated source), below the table whose cost rows
+    use it; nothing for a typed price or a cloud median (the comparison page lists every provider's price)."""
+    lines = []
+    for _, entry in entries:
+        found = entry.get("cost") or {}
+        url = str(found.get("source_url") or "")
+        if found.get("basis") != "purchase" or not url.startswith(("https://", "http://")):
+            continue
+        link = el("a", text(str(found.get("source_title") or url)), href=url, rel="noopener")
+        lines.append(el("p", fill(_t(lang, "calc.price_source"), device=text(entry["name"]), source=link,
+                                  as_of=text(l10n.format_month(str(found.get("as_of", ""))[:7], lang)
+                                             if found.get("as_of") else "")),
+                        class_="atlas-calc-price-source"))
+    return "".join(lines)
 
 
 def _source_link(row: dict, lang: str) -> str:

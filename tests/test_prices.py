@@ -1,6 +1,8 @@
 """The prices collection (data/prices/): schema, per-file checks and device references."""
 
 import datetime
+import html
+import re
 import shutil
 
 import pytest
@@ -9,6 +11,7 @@ from atlas.checks.prices import per_device_usd, price_problems, price_references
 from atlas.dataset import COLLECTIONS, CROSS_CHECKS, load_dataset
 from atlas.errors import DataValidationError
 from atlas.schema import schema_problems
+from calculators import cost
 from conftest import REPO_ROOT
 
 TODAY = datetime.date(2026, 12, 5)  # on or after the newest access date in data/
@@ -243,3 +246,19 @@ def test_a_price_names_its_memory_size_and_another_size_gets_none():
     assert ok("speed", device="apple-m3-ultra", **params)["device"]["cost"] is None  # 512 GB: no price of its own
     typed = ok("speed", device="apple-m3-ultra", purchase_usd=9499, **params)["device"]["cost"]
     assert typed["basis"] == "purchase" and typed["purchase_usd"] == 9499
+
+
+@pytest.mark.parametrize("lang, words", [("en", "Purchase price of"), ("de", "Kaufpreis von")])
+def test_the_answer_links_the_purchase_price_to_its_source(lang, words):
+    from calculators_support import catalog, rendered
+
+    out = rendered("speed", {"workload": "decode", "device": "dgx-spark", "model": "llama-3.1-8b",
+                             "weights": "q4_k_m"}, lang)
+    found = out["result"]["device"]["cost"]
+    bought = cost.purchase_price(catalog().prices["dgx-spark"])
+    assert found["source_url"] == bought["source_url"] and found["source_url"].startswith("https://")
+    line = re.search(r'<p class="atlas-calc-price-source">(.*?)</p>', out["html"]).group(1)
+    assert words in line and f'href="{html.escape(bought["source_url"])}"' in line
+    # a cloud median (many providers) gets no single source line
+    cloud = rendered("speed", {"workload": "decode", "device": "h100-sxm", "model": "llama-3.1-8b"}, lang)
+    assert cloud["result"]["device"]["cost"]["basis"] == "cloud" and "atlas-calc-price-source" not in cloud["html"]
