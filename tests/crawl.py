@@ -57,6 +57,10 @@ PAGE_SUFFIXES = ("/", ".html")
 # Pages loading at once in one crawl: enough to overlap the waits for an idle network, few enough that the
 # calculator pages (each starts its Python runtime) do not starve one another on a 2-CPU machine.
 PAGES_IN_FLIGHT = 3
+# How long one page may take to load and fall quiet (ms). Generous: on a 2-CPU CI machine the other test
+# workers and the pages still loading beside this one (Pyodide compiling its WebAssembly) share the CPUs, and
+# Playwright's default of 30 s was once exceeded by the home page of the hostile-site pass.
+PAGE_LOAD_TIMEOUT_MS = 120_000
 
 
 @dataclass
@@ -109,7 +113,7 @@ def loaded_pages(context, base: str, paths: list, prepare=None, in_flight: int =
         path = paths.pop(0)
         page = context.new_page()
         prepared = prepare(page, path) if prepare else None
-        opened.append((path, page, prepared, page.goto(base + path, wait_until="commit")))
+        opened.append((path, page, prepared, page.goto(base + path, wait_until="commit", timeout=PAGE_LOAD_TIMEOUT_MS)))
 
     try:
         while paths or opened:
@@ -117,8 +121,8 @@ def loaded_pages(context, base: str, paths: list, prepare=None, in_flight: int =
                 start()
             path, page, prepared, response = opened.popleft()
             try:
-                page.wait_for_load_state("load")
-                page.wait_for_load_state("networkidle")
+                page.wait_for_load_state("load", timeout=PAGE_LOAD_TIMEOUT_MS)
+                page.wait_for_load_state("networkidle", timeout=PAGE_LOAD_TIMEOUT_MS)
                 yield path, page, response, prepared
             finally:
                 page.close()
