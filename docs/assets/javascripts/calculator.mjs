@@ -15,7 +15,7 @@
 //   - keeps the URL in step with the form, so each result has a shareable link,
 //   - brings step-through views in a result to life (stepper.mjs).
 // No number is computed or formatted here; Python does both.
-import { pageRuntime } from "./pyodide-client.mjs";
+import { onEveryPage, pageRuntime } from "./pyodide-client.mjs";
 import { activateSteppers } from "./stepper.mjs";
 
 const TRUE_WORDS = ["true", "1", "yes", "on", "ja", "wahr"];
@@ -470,11 +470,4 @@ function initAll() {
 
 // Material's page lifecycle: document$ emits for the first page and again after every
 // instant navigation. This module may run before Material's bundle (async in <head>).
-function onEveryPage(callback) {
-  if (typeof document$ !== "undefined") document$.subscribe(callback);
-  else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", () => onEveryPage(callback), { once: true });
-  } else callback();
-}
-
 onEveryPage(initAll);

@@ -7,7 +7,7 @@
 // as the calculator itself) and shows the localized lines it answers, as text only. Exactly one matching
 // device is picked in the list, with the change event a reader's pick fires, so the result and the link
 // follow. Nothing is sent anywhere: the worker runs in this page.
-import { pageRuntime } from "./pyodide-client.mjs";
+import { onEveryPage, pageRuntime } from "./pyodide-client.mjs";
 
 const FIELDS = ["vendor", "architecture", "device", "description"];
 const MAX_LEN = 200; // as calculators.gpu_detect.MAX_LEN: no real adapter name is longer
@@ -92,11 +92,4 @@ function activate() {
 }
 
 // Material's page lifecycle (document$), else once the document is parsed: this module may run early.
-function onEveryPage(callback) {
-  if (typeof document$ !== "undefined") document$.subscribe(callback);
-  else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", () => onEveryPage(callback), { once: true });
-  } else callback();
-}
-
 onEveryPage(activate);

@@ -124,3 +124,12 @@ export function pageRuntime() {
 export function currentRuntime() {
   return shared;
 }
+
+// Run ``callback`` once the page is there and again after each of Material's instant navigations (its
+// ``document$`` observable), or once on DOMContentLoaded where the theme's script is absent.
+export function onEveryPage(callback) {
+  if (typeof document$ !== "undefined") document$.subscribe(callback);
+  else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", () => onEveryPage(callback), { once: true });
+  } else callback();
+}
