@@ -127,3 +127,19 @@ def test_each_device_choice_carries_the_size_in_its_label_for_typed_memory(lang)
     for value, gib in (("apple-m3-max", "128"), ("rtx-4060-ti-16gb@8", "8"), ("apple-m3-ultra", "512")):
         option = re.search(rf'<option value="{re.escape(value)}"[^>]*>([^<]*)</option>', html)
         assert f'data-gib="{gib}"' in option.group(0) and option.group(1).endswith(f"{gib}\u00a0GiB")
+
+
+def test_the_m3_max_is_sold_with_64_gb_at_the_40_core_bandwidth():
+    # Apple's tech specs: M3 Max with 16-core CPU and 40-core GPU (400GB/s), 48GB, configurable to 64GB or 128GB.
+    import yaml
+
+    with open("data/hardware/apple/apple-m3-max.yaml", encoding="utf-8") as handle:
+        rows = yaml.safe_load(handle)["memory"]["configurations"]
+    by_size = {row["capacity_gib"]: row for row in rows}
+    assert sorted(by_size) == [36, 48, 64, 96, 128]
+    assert by_size[64]["bandwidth_gb_s"] == 400 and "16-core CPU, 40-core GPU" in by_size[64]["label"]
+    assert by_size[96]["bandwidth_gb_s"] == 300
+    # a 64 GB choice brings the 400 GB/s of its version, not the 300 GB/s of the 96 GB one
+    result = call("speed", {"model": "llama-3.1-8b", "device": "apple-m3-max@64", "weights": "q4_k_m"})
+    assert result["device"]["memory"]["available_gib"] == pytest.approx(53.76)
+    assert result["device"]["bandwidth_gb_s"] == pytest.approx(400)
