@@ -2,7 +2,10 @@
 
 The estimate of the text model's weights (every tensor group but the encoders, which llama.cpp ships in a
 separate mmproj file) must be within 3 % of the published file size; the file's metadata and tokenizer are a
-few MB and inside that margin.
+few MB and inside that margin. A row gives the size as its page prints it, in GB (``size_gb``, 10^9 bytes) or
+in GiB (``size_gib``, llama-bench's unit). A row whose file the estimate cannot reproduce from llama.cpp's
+quantiser rules stays in the file with ``expected_miss`` (the reason) and is reported as an expected failure;
+it still fails the run if it starts to match (strict), so the reason is removed once it no longer holds.
 """
 
 import json
@@ -10,11 +13,17 @@ from pathlib import Path
 
 import pytest
 
+from calculators import defaults as d
 from calculators.memory import weight_groups
 from calculators.models import ModelSpec
 from calculators_support import catalog
 
 CASES = json.loads((Path(__file__).parent / "gguf_published_sizes.json").read_text(encoding="utf-8"))["cases"]
+TOLERANCE = 0.03
+
+
+def published_bytes(case: dict) -> float:
+    return case["size_gib"] * 2**30 if "size_gib" in case else case["size_gb"] * 1e9
 
 
 def text_weight_bytes(model_id: str, fmt: str) -> float:
@@ -27,13 +36,32 @@ def test_every_case_names_a_preset_a_gguf_format_and_a_source():
     for case in CASES:
         assert case["model"] in catalog().models
         assert case["source"].startswith("https://") and case["says"]
-        assert case["size_gb"] > 0
+        assert ("size_gb" in case) != ("size_gib" in case) and published_bytes(case) > 0
+        assert case["format"] in d.WEIGHT_FORMATS
+        assert case.get("expected_miss", "x").strip()
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f'{c["model"]}-{c["format"]}')
+def _params(case):
+    marks = [pytest.mark.xfail(reason=case["expected_miss"], strict=True)] if "expected_miss" in case else []
+    return pytest.param(case, marks=marks, id=f'{case["model"]}-{case["format"]}-{CASES.index(case)}')
+
+
+@pytest.mark.parametrize("case", [_params(c) for c in CASES])
 def test_estimate_is_within_3_percent_of_the_published_gguf_size(case):
     estimate = text_weight_bytes(case["model"], case["format"])
-    assert estimate / (case["size_gb"] * 1e9) == pytest.approx(1.0, abs=0.03)
+    assert estimate / published_bytes(case) == pytest.approx(1.0, abs=TOLERANCE)
+
+
+def test_share_within_3_percent(capsys):
+    """Summary over all rows, expected misses included: the share printed is the one issue 31 item 7 tracks."""
+    errors = [text_weight_bytes(c["model"], c["format"]) / published_bytes(c) - 1 for c in CASES]
+    within = sum(abs(e) <= TOLERANCE for e in errors)
+    with capsys.disabled():
+        print(f"\nGGUF weight estimates within 3 % of published sizes: {within} of {len(CASES)} "
+              f"({within / len(CASES):.0%}); median |error| {sorted(abs(e) for e in errors)[len(errors) // 2]:.1%}")
+    # Every miss is a row marked expected_miss with its reason.
+    misses = {CASES[i]["model"] + " " + CASES[i]["format"] for i, e in enumerate(errors) if abs(e) > TOLERANCE}
+    assert misses == {c["model"] + " " + c["format"] for c in CASES if "expected_miss" in c}
 
 
 def test_gpt_oss_gguf_labels_keep_the_experts_in_mxfp4_and_the_rest_in_q8_0():
