@@ -9,12 +9,13 @@ it still fails the run if it starts to match (strict), so the reason is removed 
 """
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from calculators import defaults as d
-from calculators.memory import weight_groups
+from calculators.memory import gguf_tensor_types, weight_groups
 from calculators.models import ModelSpec
 from calculators_support import catalog
 
@@ -64,13 +65,27 @@ def test_share_within_3_percent(capsys):
     assert misses == {c["model"] + " " + c["format"] for c in CASES if "expected_miss" in c}
 
 
-def test_gpt_oss_gguf_labels_keep_the_experts_in_mxfp4_and_the_rest_in_q8_0():
+def test_gpt_oss_gguf_labels_keep_the_experts_in_mxfp4_and_the_rest_follows_the_label_with_fallbacks():
+    # Experts stay MXFP4 whatever the label; the other matrices take the label's per-tensor type, and their
+    # 2880-wide rows (not a multiple of 256) send the K types to llama.cpp's fallbacks: Q6_K -> Q8_0, Q4_K -> Q5_0.
     model = ModelSpec.from_preset("gpt-oss-20b", catalog().models["gpt-oss-20b"])
-    for fmt in ("q4_k_m", "q6_k", "q2_k"):
-        groups = weight_groups(model, fmt)
-        assert groups["experts"]["bits"] == pytest.approx(4.25)
-        assert groups["attention"]["bits"] == pytest.approx(8.5)
-        assert groups["output"]["bits"] == pytest.approx(8.5)
+    types = {fmt: {(t.role, t.layer): ty for t, ty in gguf_tensor_types(model, fmt)} for fmt in ("q6_k", "q4_k_m", "q2_k")}
+    for fmt, by_tensor in types.items():
+        assert {ty for (role, _), ty in by_tensor.items() if role in ("ffn_gate", "ffn_up", "ffn_down")} == {"mxfp4"}
+        assert by_tensor[("output", None)] == "q8_0"
+    assert types["q6_k"][("attn_q", 0)] == "q8_0" and types["q6_k"][("token_embd", None)] == "q8_0"
+    assert types["q4_k_m"][("attn_q", 0)] == "q5_0" and types["q4_k_m"][("attn_v", 0)] == "q8_0"
+    assert d.GGML_TYPES[types["q2_k"][("attn_q", 0)]].bits == 4.5  # Q2_K -> IQ4_NL (Q4_0 in older builds), same size
+    assert types["q2_k"][("attn_v", 0)] == "q5_0"
+    assert weight_groups(model, "q4_k_m")["experts"]["bits"] == pytest.approx(4.25)
+
+
+def test_qwen3_moe_q4_k_m_tensor_types_match_the_published_file():
+    # unsloth's Qwen3-235B-A22B Q4_K_M as llama.cpp loads it (ik_llama.cpp issue 389): 567 Q4_K and 93 Q6_K
+    # tensors, the Q6_K being attn_v and ffn_down_exps of the use_more_bits layers (46 each) and output.weight.
+    model = ModelSpec.from_preset("qwen3-235b-a22b", catalog().models["qwen3-235b-a22b"])
+    counts = Counter(ty for _, ty in gguf_tensor_types(model, "q4_k_m"))
+    assert (counts["q4_k"], counts["q6_k"]) == (567, 93)
 
 
 def test_gemma_3_tied_embeddings_are_counted_once_and_the_vision_tower_is_its_own_group():
