@@ -70,7 +70,7 @@ def test_gpt_oss_gguf_labels_keep_the_experts_in_mxfp4_and_the_rest_follows_the_
     # 2880-wide rows (not a multiple of 256) send the K types to llama.cpp's fallbacks: Q6_K -> Q8_0, Q4_K -> Q5_0.
     model = ModelSpec.from_preset("gpt-oss-20b", catalog().models["gpt-oss-20b"])
     types = {fmt: {(t.role, t.layer): ty for t, ty in gguf_tensor_types(model, fmt)} for fmt in ("q6_k", "q4_k_m", "q2_k")}
-    for fmt, by_tensor in types.items():
+    for by_tensor in types.values():
         assert {ty for (role, _), ty in by_tensor.items() if role in ("ffn_gate", "ffn_up", "ffn_down")} == {"mxfp4"}
         assert by_tensor[("output", None)] == "q8_0"
     assert types["q6_k"][("attn_q", 0)] == "q8_0" and types["q6_k"][("token_embd", None)] == "q8_0"
