@@ -80,12 +80,13 @@ def test_gpt_oss_gguf_labels_keep_the_experts_in_mxfp4_and_the_rest_follows_the_
     assert weight_groups(model, "q4_k_m")["experts"]["bits"] == pytest.approx(4.25)
 
 
-def test_qwen3_moe_q4_k_m_tensor_types_match_the_published_file():
-    # unsloth's Qwen3-235B-A22B Q4_K_M as llama.cpp loads it (ik_llama.cpp issue 389): 567 Q4_K and 93 Q6_K
-    # tensors, the Q6_K being attn_v and ffn_down_exps of the use_more_bits layers (46 each) and output.weight.
-    model = ModelSpec.from_preset("qwen3-235b-a22b", catalog().models["qwen3-235b-a22b"])
+@pytest.mark.parametrize(("model_id", "q4_k", "q6_k"), [("qwen3-235b-a22b", 567, 93), ("qwen3-30b-a3b", 289, 49)])
+def test_qwen3_moe_q4_k_m_tensor_types_match_the_published_files(model_id, q4_k, q6_k):
+    # unsloth's Q4_K_M files as llama.cpp loads them (ik_llama.cpp issues 389 and 514): the Q6_K tensors are attn_v
+    # and ffn_down_exps of the use_more_bits layers (46 each of 94, 24 each of 48) and output.weight.
+    model = ModelSpec.from_preset(model_id, catalog().models[model_id])
     counts = Counter(ty for _, ty in gguf_tensor_types(model, "q4_k_m"))
-    assert (counts["q4_k"], counts["q6_k"]) == (567, 93)
+    assert (counts["q4_k"], counts["q6_k"]) == (q4_k, q6_k)
 
 
 def test_gemma_3_tied_embeddings_are_counted_once_and_the_vision_tower_is_its_own_group():
