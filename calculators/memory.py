@@ -93,12 +93,14 @@ def _gguf_type(ftype: str, t: Tensor, model: ModelSpec, state: dict) -> str:
     tied = model.tied_embeddings
     if role in d.GGUF_UNQUANTISED_BITS:
         return {32: "f32", 16: "f16"}[d.GGUF_UNQUANTISED_BITS[role]]
-    if model.checkpoint_dtype == "mxfp4" and model.is_moe:
+    if model.checkpoint_dtype == "mxfp4" and model.is_moe and t.group == "experts":
         # gpt-oss-style checkpoints (experts trained in MXFP4): published GGUFs of every label keep the expert
-        # tensors in MXFP4 and store the other matrices in Q8_0, as llama.cpp's MXFP4_MOE file type does
-        # (tools/quantize QUANT_OPTIONS "MXFP4_MOE"; bartowski/openai_gpt-oss-20b-GGUF: "Q6_K with all FFN kept
-        # at MXFP4_MOE", 12.04 GB against 12.1 GB for MXFP4). Rows of 2880 leave the K types Q8_0 anyway.
-        return "mxfp4" if t.group == "experts" else "q8_0"
+        # tensors in MXFP4 as converted (bartowski/openai_gpt-oss-20b-GGUF: "All quants keep the feed forward
+        # networks at mxfp4"; unsloth/gpt-oss-20b-GGUF: Q2_K to Q5_K_M files 11.5-11.7 GB, F16 13.8 GB). The other
+        # tensors take the label's type by the rules below; their 2880-wide rows are not a multiple of the K-quant
+        # block (256), so Q6_K falls back to Q8_0 and Q4_K to Q5_0 (tensor_type_fallback), which is why a Q6_K file
+        # weighs about what llama.cpp's MXFP4_MOE file (experts MXFP4, every other matrix Q8_0) does.
+        return "mxfp4"
     new = base
     if role == "output" or (tied and role == "token_embd"):
         if model.hidden % d.GGML_TYPES[base].block:

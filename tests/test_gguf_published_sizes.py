@@ -2,19 +2,29 @@
 
 The estimate of the text model's weights (every tensor group but the encoders, which llama.cpp ships in a
 separate mmproj file) must be within 3 % of the published file size; the file's metadata and tokenizer are a
-few MB and inside that margin.
+few MB and inside that margin. A row gives the size as its page prints it, in GB (``size_gb``, 10^9 bytes) or
+in GiB (``size_gib``, llama-bench's unit). A row whose file the estimate cannot reproduce from llama.cpp's
+quantiser rules stays in the file with ``expected_miss`` (the reason) and is reported as an expected failure;
+it still fails the run if it starts to match (strict), so the reason is removed once it no longer holds.
 """
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from calculators.memory import weight_groups
+from calculators import defaults as d
+from calculators.memory import gguf_tensor_types, weight_groups
 from calculators.models import ModelSpec
 from calculators_support import catalog
 
 CASES = json.loads((Path(__file__).parent / "gguf_published_sizes.json").read_text(encoding="utf-8"))["cases"]
+TOLERANCE = 0.03
+
+
+def published_bytes(case: dict) -> float:
+    return case["size_gib"] * 2**30 if "size_gib" in case else case["size_gb"] * 1e9
 
 
 def text_weight_bytes(model_id: str, fmt: str) -> float:
@@ -27,22 +37,56 @@ def test_every_case_names_a_preset_a_gguf_format_and_a_source():
     for case in CASES:
         assert case["model"] in catalog().models
         assert case["source"].startswith("https://") and case["says"]
-        assert case["size_gb"] > 0
+        assert ("size_gb" in case) != ("size_gib" in case) and published_bytes(case) > 0
+        assert case["format"] in d.WEIGHT_FORMATS
+        assert case.get("expected_miss", "x").strip()
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f'{c["model"]}-{c["format"]}')
+def _params(case):
+    marks = [pytest.mark.xfail(reason=case["expected_miss"], strict=True)] if "expected_miss" in case else []
+    return pytest.param(case, marks=marks, id=f'{case["model"]}-{case["format"]}-{CASES.index(case)}')
+
+
+@pytest.mark.parametrize("case", [_params(c) for c in CASES])
 def test_estimate_is_within_3_percent_of_the_published_gguf_size(case):
     estimate = text_weight_bytes(case["model"], case["format"])
-    assert estimate / (case["size_gb"] * 1e9) == pytest.approx(1.0, abs=0.03)
+    assert estimate / published_bytes(case) == pytest.approx(1.0, abs=TOLERANCE)
 
 
-def test_gpt_oss_gguf_labels_keep_the_experts_in_mxfp4_and_the_rest_in_q8_0():
+def test_share_within_3_percent(capsys):
+    """Summary over all rows, expected misses included: the share printed is the one issue 31 item 7 tracks."""
+    errors = [text_weight_bytes(c["model"], c["format"]) / published_bytes(c) - 1 for c in CASES]
+    within = sum(abs(e) <= TOLERANCE for e in errors)
+    with capsys.disabled():
+        print(f"\nGGUF weight estimates within 3 % of published sizes: {within} of {len(CASES)} "
+              f"({within / len(CASES):.0%}); median |error| {sorted(abs(e) for e in errors)[len(errors) // 2]:.1%}")
+    # Every miss is a row marked expected_miss with its reason.
+    misses = {CASES[i]["model"] + " " + CASES[i]["format"] for i, e in enumerate(errors) if abs(e) > TOLERANCE}
+    assert misses == {c["model"] + " " + c["format"] for c in CASES if "expected_miss" in c}
+
+
+def test_gpt_oss_gguf_labels_keep_the_experts_in_mxfp4_and_the_rest_follows_the_label_with_fallbacks():
+    # Experts stay MXFP4 whatever the label; the other matrices take the label's per-tensor type, and their
+    # 2880-wide rows (not a multiple of 256) send the K types to llama.cpp's fallbacks: Q6_K -> Q8_0, Q4_K -> Q5_0.
     model = ModelSpec.from_preset("gpt-oss-20b", catalog().models["gpt-oss-20b"])
-    for fmt in ("q4_k_m", "q6_k", "q2_k"):
-        groups = weight_groups(model, fmt)
-        assert groups["experts"]["bits"] == pytest.approx(4.25)
-        assert groups["attention"]["bits"] == pytest.approx(8.5)
-        assert groups["output"]["bits"] == pytest.approx(8.5)
+    types = {fmt: {(t.role, t.layer): ty for t, ty in gguf_tensor_types(model, fmt)} for fmt in ("q6_k", "q4_k_m", "q2_k")}
+    for by_tensor in types.values():
+        assert {ty for (role, _), ty in by_tensor.items() if role in ("ffn_gate", "ffn_up", "ffn_down")} == {"mxfp4"}
+        assert by_tensor[("output", None)] == "q8_0"
+    assert types["q6_k"][("attn_q", 0)] == "q8_0" and types["q6_k"][("token_embd", None)] == "q8_0"
+    assert types["q4_k_m"][("attn_q", 0)] == "q5_0" and types["q4_k_m"][("attn_v", 0)] == "q8_0"
+    assert d.GGML_TYPES[types["q2_k"][("attn_q", 0)]].bits == 4.5  # Q2_K -> IQ4_NL (Q4_0 in older builds), same size
+    assert types["q2_k"][("attn_v", 0)] == "q5_0"
+    assert weight_groups(model, "q4_k_m")["experts"]["bits"] == pytest.approx(4.25)
+
+
+@pytest.mark.parametrize(("model_id", "q4_k", "q6_k"), [("qwen3-235b-a22b", 567, 93), ("qwen3-30b-a3b", 289, 49)])
+def test_qwen3_moe_q4_k_m_tensor_types_match_the_published_files(model_id, q4_k, q6_k):
+    # unsloth's Q4_K_M files as llama.cpp loads them (ik_llama.cpp issues 389 and 514): the Q6_K tensors are attn_v
+    # and ffn_down_exps of the use_more_bits layers (46 each of 94, 24 each of 48) and output.weight.
+    model = ModelSpec.from_preset(model_id, catalog().models[model_id])
+    counts = Counter(ty for _, ty in gguf_tensor_types(model, "q4_k_m"))
+    assert (counts["q4_k"], counts["q6_k"]) == (q4_k, q6_k)
 
 
 def test_gemma_3_tied_embeddings_are_counted_once_and_the_vision_tower_is_its_own_group():
