@@ -177,7 +177,7 @@ BANNED: dict[str, tuple[re.Pattern, str]] = {
     "im_kopf": (re.compile(r"\bLies\b[^.:!?]*\bim Kopf\b"), "„Beim Vergleich … hilft es, an … zu denken“"),
     "lies_als": (re.compile(r"\bLies\b[^.:!?]*?\bals\b"), "„Diese Werte taugen als …“, „Ein … heißt: …“"),
     "ist_das_was": (re.compile(r"\bist das, was (?:du|man|Sie)\b"), "eine deutsche Wendung („steht und fällt mit …“)"),
-    "wie_man_liest": (re.compile(r"\b(?:wie|als) man liest\b|-fache Lesegeschwindigkeit"), "„das …-Fache deines Lesetempos“"),
+    "wie_man_liest": (re.compile(r"\b(?:wie|als) (?:man|du) liest\b|-fache Lesegeschwindigkeit"), "„das …-Fache deines Lesetempos“"),
     "apostroph_s": (re.compile(r"(?<=[A-Za-z0-9.])[’']s\b"), "Genitiv ohne Apostroph („NVIDIAs“, „von llama.cpp“)"),
     # A genitive "s" glued to a file-like name reads as a typo: "llama.cpps Vorgaben".
     "genitiv_dateiname": (re.compile(r"\b[\w-]+\.(?:cpp|js|py)s\b"), "„die Vorgaben von llama.cpp“"),
@@ -190,6 +190,19 @@ BANNED: dict[str, tuple[re.Pattern, str]] = {
     # One term for decoding (the glossary's): „Decoding“, never „Decodieren“.
     "decodieren": (re.compile(r"\b[Dd]ecodier"), "„Decoding“ (spekulatives Decoding) oder „Tokenerzeugung“"),
     "changelog": (re.compile(r"\b(?:[Nn]eu in|[Jj]etzt auch)\b"), "den Stand beschreiben, nicht die Änderung"),
+    # Calques and drifting terms taken out of the pages and calculator messages; none is ever right here.
+    # "Replik" is a rejoinder in German; a copy of the model is a "Kopie" (or "Instanz").
+    "replik": (re.compile(r"\bReplik(?:en)?\b"), "„Kopie des Modells“"),
+    "macht_sinn": (re.compile(r"\b(?:macht|machen|machte|machten)\b[^.,;:!?]{0,40}?\bSinn\b|\bSinn\s+(?:macht|machen)\b"),
+                   "„ist sinnvoll“, „lohnt sich“, „ergibt Sinn“"),
+    "am_ende_des_tages": (re.compile(r"\b[Aa]m Ende des Tages\b"), "„letztlich“, „unterm Strich“"),
+    # "Common claims, checked" as a heading: German says "im Faktencheck".
+    "behauptung_geprueft": (re.compile(r"\b\w*[Bb]ehauptung(?:en)?, geprüft\b"), "„… im Faktencheck“"),
+    "geshardet": (re.compile(r"\b(?:ge)?shardet\w*"), "„aufgeteilt“ (Sharding)"),
+    # One term per concept: the site's reading speed is "Lesetempo", the phase is "Tokenerzeugung"
+    # ("Bildgenerierung" for images is right).
+    "lesegeschwindigkeit": (re.compile(r"\bLesegeschwindigkeit\w*"), "„Lesetempo“"),
+    "generierung": (re.compile(r"\b(?:Text|Token)?[Gg]enerierung\b"), "„Tokenerzeugung“ („Bildgenerierung“ bleibt)"),
     # A sentence that sends the reader to a mouse must offer the tap as well: phones have no mouse.
     "nur_maus": (re.compile(r"[^.!?\n]*\bmit der Maus\b[^.!?\n]*"), "„Tippe auf … oder fahre mit der Maus darüber“"),
 }

@@ -167,6 +167,17 @@ BAD_WORDS = [
     ("apostroph_s", "so typisiert, wie llama.cpp’s quantize es tut"),
     ("apostroph_s", "NVIDIA's Datenblatt"),
     ("nur_maus", "Fahre mit der Maus über eine Zahl, um ihre Herkunft zu sehen."),
+    ("wie_man_liest", "nur das 0,4-Fache deines Lesetempos, also langsamer, als du liest"),
+    ("replik", "Die Schätzung addiert sechs Anteile für eine Replik des Modells."),
+    ("macht_sinn", "Ein Kauf macht erst ab hoher Auslastung Sinn."),
+    ("macht_sinn", "ob es Sinn macht, zu mieten"),
+    ("am_ende_des_tages", "Am Ende des Tages entscheidet die Bandbreite."),
+    ("behauptung_geprueft", "## Verbreitete Behauptungen, geprüft"),
+    ("behauptung_geprueft", "siehe die Auslastungsbehauptung, geprüft"),
+    ("geshardet", "im Training vollständig geshardet"),
+    ("lesegeschwindigkeit", "ungefähr das Vierfache der Lesegeschwindigkeit"),
+    ("generierung", "warum weniger Byte die Textgenerierung beschleunigen"),
+    ("generierung", "Während der Generierung hält jede Schicht die Keys"),
     ("nur_maus", "wer mit der Maus auf einen Messwert zeigt,\nsieht den Befehl."),
 ]
 
@@ -190,6 +201,9 @@ GOOD_WORDS = [
     "nach Korthikanti u. a. (2022)",
     "Blackwell brachte FP4; der Rechner kennt die B300; ein neuer Lauf",
     "(tippe auf eine Zahl oder fahre\nmit der Maus darüber)",
+    "für eine Kopie des Modells; Bildgenerierung mit Diffusionsmodellen; das Vierfache deines Lesetempos",
+    "Ein Kauf lohnt sich erst ab hoher Auslastung; das ergibt Sinn; im Sinne des Erfinders",
+    "## Verbreitete Behauptungen im Faktencheck; Werte, geprüft an Messungen; Sharding im Training",
 ]
 
 
