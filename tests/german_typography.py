@@ -203,6 +203,13 @@ BANNED: dict[str, tuple[re.Pattern, str]] = {
     # ("Bildgenerierung" for images is right).
     "lesegeschwindigkeit": (re.compile(r"\bLesegeschwindigkeit\w*"), "„Lesetempo“"),
     "generierung": (re.compile(r"\b(?:Text|Token)?[Gg]enerierung\b"), "„Tokenerzeugung“ („Bildgenerierung“ bleibt)"),
+    # The phase is "Tokenerzeugung" on the pages; "Decode" names it only in calculators and charts.
+    "decode_geschwindigkeit": (re.compile(r"\bDecode-Geschwindigkeit\w*"), "„Tempo der Tokenerzeugung“"),
+    # Serving load is counted in requests: "concurrency" is not "Nebenläufigkeit" (a property of programs).
+    "nebenlaeufigkeit": (re.compile(r"\bNebenläufigkeit\w*"), "„Zahl gleichzeitiger Anfragen“"),
+    # Calques of English idioms: "data in motion", "a sea of LUTs".
+    "daten_in_bewegung": (re.compile(r"\bDaten in Bewegung\b"), "„Datenströme“, „Daten im Fluss“"),
+    "meer_aus": (re.compile(r"\b(?:ein|einem|einen)\s+Meer\s+(?:aus|von|kleiner|winziger)\b"), "„eine riesige Zahl …“"),
     # A sentence that sends the reader to a mouse must offer the tap as well: phones have no mouse.
     "nur_maus": (re.compile(r"[^.!?\n]*\bmit der Maus\b[^.!?\n]*"), "„Tippe auf … oder fahre mit der Maus darüber“"),
 }

@@ -179,6 +179,10 @@ BAD_WORDS = [
     ("generierung", "warum weniger Byte die Textgenerierung beschleunigen"),
     ("generierung", "Während der Generierung hält jede Schicht die Keys"),
     ("nur_maus", "wer mit der Maus auf einen Messwert zeigt,\nsieht den Befehl."),
+    ("decode_geschwindigkeit", "## Die Speicherkanäle bestimmen die Decode-Geschwindigkeit"),
+    ("nebenlaeufigkeit", "Durchsatz bei einer Nebenläufigkeit von 64"),
+    ("daten_in_bewegung", "**Netzwerk und Daten in Bewegung.** FPGAs sitzen direkt am Netz."),
+    ("meer_aus", "Die Logikfläche besteht aus einem Meer kleiner Lookup-Tabellen."),
 ]
 
 GOOD_WORDS = [
@@ -204,6 +208,8 @@ GOOD_WORDS = [
     "für eine Kopie des Modells; Bildgenerierung mit Diffusionsmodellen; das Vierfache deines Lesetempos",
     "Ein Kauf lohnt sich erst ab hoher Auslastung; das ergibt Sinn; im Sinne des Erfinders",
     "## Verbreitete Behauptungen im Faktencheck; Werte, geprüft an Messungen; Sharding im Training",
+    "das Tempo der Tokenerzeugung; Prefill und Decode; ein Decode-Schritt; die Decode-Phase",
+    "Durchsatz bei 64 gleichzeitigen Anfragen; Netzwerk und Datenströme; eine riesige Zahl kleiner LUTs; am Meer",
 ]
 
 
