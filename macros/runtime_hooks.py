@@ -51,7 +51,9 @@ SW_PATH = "sw.js"
 PRECOMPRESS_MIN_BYTES = 1024
 
 SNAPSHOT_SCRIPT = Path(__file__).with_name("make_snapshot.mjs")
-SNAPSHOT_CACHE = REPO_ROOT / ".cache" / "snapshot"  # ignored by git, like every build output
+# Ignored by git, like every build output. ATLAS_SNAPSHOT_CACHE moves it (say, for builds of throw-away copies
+# of the repository that should share one cache: its entries are named by what went into them).
+SNAPSHOT_CACHE = Path(os.environ.get("ATLAS_SNAPSHOT_CACHE") or REPO_ROOT / ".cache" / "snapshot")
 SNAPSHOT_CACHE_KEEP = 4  # snapshots kept there (the newest), about 31 MB each
 SNAPSHOT_TIMEOUT_S = 300
 SNAPSHOT_GZIP_LEVEL = 6
