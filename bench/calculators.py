@@ -19,11 +19,16 @@ cache each (medians):
 - ``offline_repeat``: whether, after that visit, the calculator still answers with the context offline
   and the page reloaded ("yes"/"no", every run);
 - ``bytes_compressed``: bytes transferred until ready on a cold visit when the server sends the build's
-  ``.gz`` copies (as nginx ``gzip_static`` does), beside the uncompressed figure.
+  ``.gz`` copies (as nginx ``gzip_static`` does), beside the uncompressed figure;
+- ``snapshot``: cold ready time with the build's memory snapshot and without it (its request refused, so
+  the worker starts Pyodide as before), alternating in the same browser, and whether the runs really
+  started from it (``timings.snapshot``).
 
 Writes ``bench/results.json`` and prints a table. Usage:
 ``python -m bench.calculators --site SITE_DIR [--runs 5]`` (from the repository root);
-``--only offline`` measures the last three figures alone (written to ``bench/tmp/offline-results.json``).
+``--only offline`` measures the service-worker and compression figures alone (written to
+``bench/tmp/offline-results.json``), ``--only snapshot`` the snapshot figures alone
+(``bench/tmp/snapshot-results.json``).
 """
 
 from __future__ import annotations
@@ -230,6 +235,87 @@ def offline_figures(browser, site: Path, runs: int) -> dict:
     }
 
 
+SNAPSHOT_INFO = """() => {
+  const rt = document.querySelector('[data-atlas-calculator]').atlasCalculator.runtime;
+  return { snapshot: rt.info.snapshot === true, pyodide_ms: rt.info.pyodide_ms, total_ms: rt.info.total_ms };
+}"""
+
+
+def snapshot_figures(browser, base: str, runs: int, bare_url: str | None = None) -> dict:
+    """Cold ready time of the memory calculator with the build's memory snapshot and without it (the
+    snapshot's request refused: the worker falls back to the normal start), alternating in one browser.
+    Service workers are blocked so that every visit is cold. With ``bare_url`` (the bare baseline's
+    worker) each run also times a bare ``loadPyodide()``."""
+    ready = {"with": [], "without": []}
+    pyodide = {"with": [], "without": []}
+    used = {"with": [], "without": []}
+    bare = []
+    for _ in range(runs):
+        if bare_url:
+            ctx = browser.new_context()
+            page = ctx.new_page()
+            page.goto(base + CONTENT)
+            bare.append(page.evaluate(BARE, bare_url))
+            ctx.close()
+        for mode in ("with", "without"):
+            ctx = browser.new_context(service_workers="block")
+            page = ctx.new_page()
+            if mode == "without":
+                page.route("**/atlas-snapshot-*", lambda route: route.abort())
+            page.goto(base + VRAM)
+            page.wait_for_function(READY, timeout=300_000)
+            ready[mode].append(page.evaluate("() => performance.now()"))
+            info = page.evaluate(SNAPSHOT_INFO)
+            pyodide[mode].append(info["pyodide_ms"])
+            used[mode].append(info["snapshot"])
+            ctx.close()
+    med = statistics.median
+    figures = {"bare_load_ms": round(med(bare))} if bare else {}
+    if bare:
+        figures["ready_ratio_with_snapshot"] = round(med(ready["with"]) / med(bare), 2)
+        figures["ready_ratio_without_snapshot"] = round(med(ready["without"]) / med(bare), 2)
+    return {
+        **figures,
+        "ready_with_snapshot_ms": round(med(ready["with"])),
+        "ready_without_snapshot_ms": round(med(ready["without"])),
+        "ready_runs_ms": {mode: [round(x) for x in values] for mode, values in ready.items()},
+        "pyodide_start_ms": {mode: round(med(values)) for mode, values in pyodide.items()},
+        "started_from_snapshot": {mode: values for mode, values in used.items()},
+    }
+
+
+def run_snapshot_only(site: Path, runs: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    load_before = os.getloadavg()[0]
+    (site / BARE_WORKER_FILE).write_text(BARE_WORKER, encoding="utf-8")
+    server, base = serve(site)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            result = snapshot_figures(browser, base, runs, f"{base}/{BARE_WORKER_FILE}")
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait()
+        (site / BARE_WORKER_FILE).unlink(missing_ok=True)
+    return {"runs": runs, "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)], "snapshot": result}
+
+
+def snapshot_rows(r: dict) -> list[tuple[str, str, str]]:
+    s = r["snapshot"]
+    bare = [("ready / bare loadPyodide, with / without the snapshot",
+             f"{s['ready_ratio_with_snapshot']} / {s['ready_ratio_without_snapshot']}",
+             f"bare {s['bare_load_ms']} ms")] if "bare_load_ms" in s else []
+    return [
+        *bare,
+        ("calculator ready, from the memory snapshot (median)", f"{s['ready_with_snapshot_ms']} ms", "cold"),
+        ("calculator ready, without the snapshot (median)", f"{s['ready_without_snapshot_ms']} ms", "same browser"),
+        ("  Pyodide start, with / without the snapshot",
+         f"{s['pyodide_start_ms']['with']} / {s['pyodide_start_ms']['without']} ms", "in the worker"),
+    ]
+
+
 def run_offline_only(site: Path, runs: int) -> dict:
     from playwright.sync_api import sync_playwright
 
@@ -295,6 +381,7 @@ def run(site: Path, runs: int) -> dict:
             page.goto(base + CONTENT, wait_until="networkidle")
             content_bytes = sizes["bytes"]
             ctx.close()
+            snapshot = snapshot_figures(browser, base, runs)
             offline = offline_figures(browser, site, runs)
             browser.close()
     finally:
@@ -320,6 +407,7 @@ def run(site: Path, runs: int) -> dict:
         "bytes": {"calculator_page": int(med(calc_bytes)), "content_page": content_bytes},
         "start_on_focus": {"focus_to_ready_ms_when_loading_on_page_load": round(med(focus["load"])),
                            "focus_to_ready_ms_when_loading_on_first_focus": round(med(focus["focus"]))},
+        "snapshot": snapshot,
         **offline,
     }
 
@@ -350,6 +438,7 @@ def table(r: dict) -> str:
          f"{r['start_on_focus']['focus_to_ready_ms_when_loading_on_page_load']} ms", ""),
         ("first focus -> live result, loading on first focus",
          f"{r['start_on_focus']['focus_to_ready_ms_when_loading_on_first_focus']} ms", ""),
+        *snapshot_rows(r),
         *offline_rows(r),
     ]
     width = max(len(a) for a, _, _ in rows)
@@ -372,8 +461,19 @@ def main(argv=None) -> int:
     parser.add_argument("--site", required=True, type=Path, help="a built site (mkdocs build)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None, help="default bench/results.json")
-    parser.add_argument("--only", choices=["offline"], help="measure only the service-worker and compression figures")
+    parser.add_argument("--only", choices=["offline", "snapshot"],
+                        help="measure only the service-worker and compression figures, or only the snapshot's")
     args = parser.parse_args(argv)
+    if args.only == "snapshot":
+        args.out = args.out or REPO_ROOT / "bench" / "tmp" / "snapshot-results.json"
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        results = run_snapshot_only(args.site, args.runs)
+        args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        for a, b, c in snapshot_rows(results):
+            print(f"{a:<52}  {b:>14}  {c}")
+        print(f"started from the snapshot: {results['snapshot']['started_from_snapshot']}")
+        print(f"load average during the run: {results['load_average'][0]} -> {results['load_average'][1]}")
+        return 0
     if args.only == "offline":
         args.out = args.out or REPO_ROOT / "bench" / "tmp" / "offline-results.json"
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """The service worker (sw.js) and the pre-compressed runtime files.
 
-- Browser: after one visit to a calculator the runtime and the page are kept; with the context offline
-  and the server gone, a reload gives a live answer, in both languages.
+- Browser: after one visit to a calculator the runtime (the memory snapshot included) and the page are kept;
+  with the context offline and the server gone, a reload gives a live answer, in both languages.
 - Node: the cache logic of sw.js — keys carry the content hash, a data export with another hash is never
   served from the cache, activating a new build deletes the old entries.
 - Python: the manifest the build writes in front of sw.js, and the gzip copies.
@@ -177,6 +177,8 @@ def test_after_one_visit_the_calculator_answers_offline(browser, own_server, bui
     page.wait_for_function("() => document.querySelector('[data-calc-status]').dataset.calcStatus === 'ready'",
                            timeout=READY_MS)
     assert page.inner_text("[data-calc-status]") == l10n.t(lang, "calc.status.ready")
+    # the memory snapshot came from the service worker's cache too, so the offline start is the fast one
+    assert page.evaluate("document.querySelector('[data-atlas-calculator]').atlasCalculator.runtime.info.snapshot")
     before = page.evaluate("document.querySelector('[data-atlas-calculator]').atlasCalculator.renders")
     page.fill("[name=context]", "8192")
     page.wait_for_function(

@@ -1,6 +1,9 @@
 """What the build adds for the in-page Python runtime: Pyodide, the package zip, the data export."""
 
+import gzip
 import json
+import logging
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -12,6 +15,7 @@ import pyweb
 from atlas import webbundle
 from atlas.dataset import load_dataset
 from conftest import REPO_ROOT
+from macros import runtime_hooks
 
 # page -> (entry points it warms, whether it fetches the data export)
 PAGES_WITH_RUNTIME = {
@@ -128,6 +132,8 @@ def test_runtime_declaration_points_at_existing_files(built_site):
             data = {"atlas-data.json": webbundle.site_data(load_dataset())[1]} if needs_data else {}
             assert options["data"] == data
             assert options["warm"] == warm
+            snapshot = built_site / webbundle.PYODIDE_DIR / options["snapshot"]  # this build's, named by its hash
+            assert options["snapshot"] == f"atlas-snapshot-{webbundle.version_of(snapshot.read_bytes())}.bin"
             srcs = re.findall(r'<script[^>]* src="([^"]+(?:calculator\.mjs|pyodide-start\.js))"', html)
             assert {s.rsplit("/", 1)[1] for s in srcs} == {"calculator.mjs", "pyodide-start.js"}
             assert all((html_file.parent / s).resolve().is_file() for s in srcs)
@@ -148,3 +154,70 @@ def test_prerendered_result_is_in_the_html(built_site):
         assert len(shown) > 10
         for path, value, _ in shown:
             assert value == lookup(expected, path), path
+
+
+# --- The memory snapshot the calculators start from -----------------------------------------------------------
+
+def test_built_site_carries_one_snapshot_with_its_gzip_copy_and_the_service_worker_keeps_it(built_site):
+    folder = built_site / webbundle.PYODIDE_DIR
+    (snapshot,) = folder.glob("atlas-snapshot-*.bin")
+    content = snapshot.read_bytes()
+    assert int.from_bytes(content[:4], "little") == 0x706E7300  # Pyodide's snapshot magic number
+    assert len(content) > 10_000_000  # the WebAssembly memory with CPython and our modules in it
+    assert gzip.decompress((folder / (snapshot.name + ".gz")).read_bytes()) == content
+    manifest = json.loads((built_site / "sw.js").read_text(encoding="utf-8").splitlines()[0]
+                          .removeprefix("self.ATLAS_SW_MANIFEST = ").rstrip(";"))
+    assert manifest["files"][f"{webbundle.PYODIDE_DIR}/{snapshot.name}"] == webbundle.version_of(content)
+
+
+def test_snapshot_key_changes_with_every_input():
+    base = dict(pyodide={"pyodide.asm.wasm": b"w"}, bundle=b"b", data={"atlas-data.json": b"d"},
+                warm=["calculators.render"], script=b"s", node="v20")
+    key = runtime_hooks.snapshot_key(**base)
+    assert runtime_hooks.snapshot_key(**base) == key
+    for field, other in (("pyodide", {"pyodide.asm.wasm": b"w2"}), ("bundle", b"b2"),
+                         ("data", {"atlas-data.json": b"d2"}), ("warm", ["kernels.systolic"]), ("script", b"s2"),
+                         ("node", "v22")):
+        assert runtime_hooks.snapshot_key(**{**base, field: other}) != key, field
+
+
+def test_without_node_or_with_a_failing_script_the_build_goes_on_without_a_snapshot(tmp_path, monkeypatch, caplog):
+    args = (REPO_ROOT / "node_modules" / "pyodide", {}, b"zip", {})
+    caplog.set_level(logging.INFO, logger="mkdocs.hooks.runtime")
+    monkeypatch.setattr(runtime_hooks.shutil, "which", lambda name: None)
+    assert runtime_hooks.make_snapshot(*args, cache=tmp_path / "cache") is None
+    assert "node is not installed" in caplog.text
+    monkeypatch.undo()
+    if shutil.which("node"):
+        broken = tmp_path / "broken.mjs"
+        broken.write_text('throw new Error("no snapshot today");\n', encoding="utf-8")
+        caplog.clear()
+        assert runtime_hooks.make_snapshot(*args, cache=tmp_path / "cache", script=broken) is None
+        assert "no snapshot today" in caplog.text
+    assert all(r.levelno == logging.INFO for r in caplog.records)  # --strict fails on warnings, not on this
+    assert not (tmp_path / "cache").exists()
+    monkeypatch.setenv(runtime_hooks.SNAPSHOT_ENV, "0")
+    assert runtime_hooks.make_snapshot(*args, cache=tmp_path / "cache") is None
+
+
+def test_a_page_names_the_snapshot_only_when_the_build_made_one():
+    declared = '{"bundle": "b", "data": {}, "warm": ["kernels.systolic"]}'
+    named = json.loads(runtime_hooks.with_snapshot(declared, "atlas-snapshot-0123456789ab.bin"))
+    assert named == {"bundle": "b", "data": {}, "warm": ["kernels.systolic"],
+                     "snapshot": "atlas-snapshot-0123456789ab.bin"}
+    assert json.loads(runtime_hooks.with_snapshot(json.dumps(named), None)) == json.loads(declared)
+
+
+def test_the_snapshot_is_never_committed():
+    for path in (".cache/snapshot/0123456789ab.bin", "site/assets/vendor/pyodide/atlas-snapshot-0123456789ab.bin"):
+        out = subprocess.run(["git", "check-ignore", "-q", path], cwd=REPO_ROOT)
+        assert out.returncode == 0, f"{path} is not ignored by git"
+
+
+def test_the_snapshots_gzip_copy_is_made_once_and_reused(tmp_path):
+    content = bytes(200_000) + b"snapshot" * 1000
+    packed = runtime_hooks.snapshot_gzip(content, cache=tmp_path)
+    assert gzip.decompress(packed) == content and len(packed) < len(content) // 20
+    cached = tmp_path / f"{webbundle.version_of(content)}.gz"
+    cached.write_bytes(b"kept")  # the second call reads the cache instead of compressing again
+    assert runtime_hooks.snapshot_gzip(content, cache=tmp_path) == b"kept"

@@ -19,7 +19,7 @@
     return version ? url + "?v=" + encodeURIComponent(version) : url;
   }
 
-  // options: {bundle: version, data: {name: version}, warm: [entry points]}
+  // options: {bundle: version, data: {name: version}, warm: [entry points], snapshot: file name (optional)}
   function start(options) {
     if (globalThis.atlasPython) return globalThis.atlasPython;
     var handle = { worker: null, messages: [], failed: null, started: performance.now() };
@@ -52,6 +52,8 @@
       type: "boot",
       pyodideURL: new URL("../vendor/pyodide/", here).href,
       bundleURL: withVersion(new URL("../python/atlas-python.zip", here).href, options.bundle),
+      // The memory snapshot of this build (its content hash in its name), when the build made one.
+      snapshotURL: options.snapshot ? new URL("../vendor/pyodide/" + options.snapshot, here).href : null,
       data: data,
       warm: options.warm || [],
     });

@@ -8,10 +8,13 @@
 // their source folders, and data files the build exports.
 //
 // Messages in:
-//   {type: "boot", pyodideURL, bundleURL, data: {name: url}, warm: [entry names]}
+//   {type: "boot", pyodideURL, bundleURL, snapshotURL, data: {name: url}, warm: [entry names]}
+//     snapshotURL (or null): a memory snapshot the build made (macros/make_snapshot.mjs) of Pyodide with
+//     the bundle imported and warmed; restoring it replaces CPython's start. Without it, or when it
+//     fails in any way, the worker starts Pyodide as usual.
 //   {type: "call", id, name, payload}      name: an entry point in pyweb.ENTRY_POINTS
 // Messages out:
-//   {type: "ready", timings: {pyodide_ms, total_ms}}
+//   {type: "ready", timings: {pyodide_ms, total_ms, snapshot: true | false}}
 //   {type: "failed", reason: "no-wasm" | "load" | "python", detail}
 //   {type: "answer", id, response}         response: whatever the entry point returned
 //
@@ -28,62 +31,127 @@ async function fetchOk(url, kind) {
   return kind === "text" ? response.text() : response.arrayBuffer();
 }
 
-async function boot({ pyodideURL, bundleURL, data = {}, warm = [] }) {
+function message(err) {
+  return String(err && err.message ? err.message : err);
+}
+
+// The snapshot's bytes, checked against the content hash in its name (atlas-snapshot-<hash>.bin, the
+// first 12 hex digits of its SHA-256): a truncated or damaged file is refused before Pyodide sees it.
+// Where WebCrypto is missing (not a secure context) the check is left to Pyodide's own (magic number,
+// build id).
+async function fetchSnapshot(url) {
+  const bytes = await fetchOk(url, "bytes");
+  const expected = (/atlas-snapshot-([0-9a-f]{12})\.bin$/.exec(new URL(url).pathname) || [])[1];
+  if (!expected) throw new Error(`${url}: not a snapshot name`);
+  if (globalThis.crypto && crypto.subtle) {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const hex = Array.from(digest.slice(0, 6), (b) => b.toString(16).padStart(2, "0")).join("");
+    if (hex !== expected) throw new Error(`${url}: content does not match its name`);
+  }
+  return new Uint8Array(bytes);
+}
+
+// loadPyodide, refused when pyodide.asm.wasm cannot be fetched or compiled: Pyodide then only logs
+// "wasm instantiation failed!" with console.warn and loadPyodide never settles (pyodide.mjs,
+// getInstantiateWasmFunc), so that message is watched for while it runs.
+async function startPyodide(loadPyodide, options) {
+  const warn = console.warn;
+  const aborted = new Promise((_, reject) => {
+    console.warn = (...args) => {
+      warn.apply(console, args);
+      if (String(args[0]).includes("wasm instantiation failed")) reject(new Error("pyodide.asm.wasm could not be loaded"));
+    };
+  });
+  try {
+    return await Promise.race([loadPyodide(options), aborted]);
+  } finally {
+    console.warn = warn;
+  }
+}
+
+// What the build did before it took the snapshot (macros/make_snapshot.mjs does the same): the bundle
+// in /atlas/lib, the data files in /atlas/data, /atlas/lib on sys.path, pyweb imported, entry points
+// warmed. After a restore the imports and the warming find their modules already loaded, but the file
+// system is not part of the snapshot, so the files are written again.
+function setUp(pyodide, zip, texts, warm) {
+  pyodide.unpackArchive(zip, "zip", { extractDir: "/atlas/lib" });
+  pyodide.FS.mkdirTree("/atlas/data");
+  for (const [name, text] of texts) {
+    pyodide.FS.writeFile(`/atlas/data/${name}`, text, { encoding: "utf8" });
+  }
+  pyodide.runPython("import sys\nif '/atlas/lib' not in sys.path: sys.path.insert(0, '/atlas/lib')");
+  const module = pyodide.pyimport("pyweb");
+  const warmed = module.warm(warm);
+  if (warmed && warmed.destroy) warmed.destroy();
+  return module;
+}
+
+async function boot({ pyodideURL, bundleURL, snapshotURL = null, data = {}, warm = [] }) {
   const t0 = performance.now();
   if (typeof WebAssembly !== "object") {
     postMessage({ type: "failed", reason: "no-wasm", detail: "WebAssembly is not available" });
     return;
   }
-  let pyodide;
-  // The bundle and data files download while Pyodide compiles.
+  // The bundle, the data files and the snapshot download while Pyodide's script loads.
   const bundle = fetchOk(bundleURL, "bytes");
   const files = Object.entries(data).map(([name, url]) => fetchOk(url, "text").then((text) => [name, text]));
+  const snapshot = snapshotURL ? fetchSnapshot(snapshotURL) : null;
   bundle.catch(() => {});
   files.forEach((f) => f.catch(() => {}));
+  if (snapshot) snapshot.catch(() => {});
+  let loadPyodide;
   try {
-    const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href);
-    // When pyodide.asm.wasm cannot be fetched or compiled, Pyodide only logs
-    // "wasm instantiation failed!" with console.warn and loadPyodide never settles
-    // (pyodide.mjs, getInstantiateWasmFunc): watch for that message while booting.
-    const warn = console.warn;
-    const aborted = new Promise((_, reject) => {
-      console.warn = (...args) => {
-        warn.apply(console, args);
-        if (String(args[0]).includes("wasm instantiation failed")) reject(new Error("pyodide.asm.wasm could not be loaded"));
-      };
-    });
-    try {
-      pyodide = await Promise.race([loadPyodide({ indexURL: pyodideURL }), aborted]);
-    } finally {
-      console.warn = warn;
-    }
+    ({ loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href));
   } catch (err) {
-    postMessage({ type: "failed", reason: "load", detail: String(err && err.message ? err.message : err) });
+    postMessage({ type: "failed", reason: "load", detail: message(err) });
+    return;
+  }
+  let zip, texts;
+  const inputs = () => Promise.all([bundle, Promise.all(files)]).then(([z, t]) => { [zip, texts] = [z, t]; });
+
+  // From the snapshot: any failure (no snapshot, a damaged one, another Pyodide build, an error while
+  // setting up) falls back to the normal start below, which does not depend on it.
+  if (snapshot) {
+    try {
+      const bytes = await snapshot;
+      const pyodide = await startPyodide(loadPyodide, { indexURL: pyodideURL, _loadSnapshot: bytes });
+      const t1 = performance.now();
+      try {
+        await inputs();
+      } catch (err) {
+        postMessage({ type: "failed", reason: "load", detail: message(err) });
+        return;
+      }
+      pyweb = setUp(pyodide, zip, texts, warm);
+      postMessage({ type: "ready", timings: { pyodide_ms: t1 - t0, total_ms: performance.now() - t0, snapshot: true } });
+      return;
+    } catch (err) {
+      pyweb = null;
+      console.info(`Python runtime: starting without the snapshot (${message(err)})`);
+    }
+  }
+
+  let pyodide;
+  try {
+    pyodide = await startPyodide(loadPyodide, { indexURL: pyodideURL });
+  } catch (err) {
+    postMessage({ type: "failed", reason: "load", detail: message(err) });
     return;
   }
   const t1 = performance.now();
-  let zip, texts;
   try {
-    [zip, texts] = await Promise.all([bundle, Promise.all(files)]);
+    await inputs();
   } catch (err) {
-    postMessage({ type: "failed", reason: "load", detail: String(err && err.message ? err.message : err) });
+    postMessage({ type: "failed", reason: "load", detail: message(err) });
     return;
   }
   try {
-    pyodide.unpackArchive(zip, "zip", { extractDir: "/atlas/lib" });
-    pyodide.FS.mkdirTree("/atlas/data");
-    for (const [name, text] of texts) {
-      pyodide.FS.writeFile(`/atlas/data/${name}`, text, { encoding: "utf8" });
-    }
-    pyodide.runPython("import sys\nif '/atlas/lib' not in sys.path: sys.path.insert(0, '/atlas/lib')");
-    pyweb = pyodide.pyimport("pyweb"); // kept for the page's lifetime
-    const warmed = pyweb.warm(warm);
-    if (warmed && warmed.destroy) warmed.destroy();
+    pyweb = setUp(pyodide, zip, texts, warm);
   } catch (err) {
-    postMessage({ type: "failed", reason: "python", detail: String(err && err.message ? err.message : err) });
+    postMessage({ type: "failed", reason: "python", detail: message(err) });
     return;
   }
-  postMessage({ type: "ready", timings: { pyodide_ms: t1 - t0, total_ms: performance.now() - t0 } });
+  postMessage({ type: "ready", timings: { pyodide_ms: t1 - t0, total_ms: performance.now() - t0, snapshot: false } });
 }
 
 self.onmessage = async (event) => {

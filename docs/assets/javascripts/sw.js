@@ -4,7 +4,8 @@
 // the English pages, the German pages under de/ and the module worker in assets/javascripts/, and puts
 // one line in front of it:
 //   self.ATLAS_SW_MANIFEST = {version, files: {"assets/vendor/pyodide/pyodide.asm.wasm": "<hash>", ...}}
-// naming every runtime file (Pyodide, the Python bundle, the data export) with a hash of its content.
+// naming every runtime file (Pyodide, its memory snapshot, the Python bundle, the data export) with a hash
+// of its content.
 // A new build that changes any of them changes this script, so the browser installs the new worker.
 //
 // Two caches, both on this origin only (requests to other origins are never touched; the site makes none):

@@ -1,0 +1,90 @@
+"""The calculators start from the build's memory snapshot of Pyodide, and start without it when it fails.
+
+The build (macros/runtime_hooks.py, macros/make_snapshot.mjs) writes the snapshot beside Pyodide with its
+content hash in its name, and each page with the runtime names it in ``<meta name="atlas-runtime">``. The
+worker restores it instead of starting CPython; a missing, damaged or foreign snapshot must only cost the
+time of a normal start, never the calculator.
+"""
+
+import hashlib
+import json
+import re
+
+import pytest
+from test_browser_calculators import assert_matches_cli, assert_stayed_on_origin, page_url, wait_status
+
+import l10n
+from atlas import webbundle
+
+pytestmark = pytest.mark.browser
+
+QUERY = "?model=llama-3.1-70b&weights=q4_k_m&context=8192"
+PARAMS = {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"}
+TIMINGS = "() => document.querySelector('[data-atlas-calculator]').atlasCalculator.runtime.info"
+
+
+def snapshot_file(built_site):
+    (path,) = (built_site / webbundle.PYODIDE_DIR).glob("atlas-snapshot-*.bin")
+    return path
+
+
+def test_the_calculator_starts_from_the_snapshot_and_answers_as_the_command_line(page, site_server, built_site):
+    name = snapshot_file(built_site).name
+    page.goto(page_url(site_server, "de", "vram", QUERY))
+    assert wait_status(page, "ready", "invalid", "failed") == "ready"
+    timings = page.evaluate(TIMINGS)
+    assert timings["snapshot"] is True
+    assert 0 < timings["pyodide_ms"] <= timings["total_ms"] <= timings["ready_ms"]
+    assert any(u.endswith(f"/assets/vendor/pyodide/{name}") for u in page.requests_seen)
+    assert_matches_cli(page, "vram", PARAMS, "de")
+    assert_stayed_on_origin(page, site_server)
+    assert page.console_errors == [] and page.failed_requests == []
+
+
+def _fallback_is_ready(page, site_server, lang="en"):
+    page.goto(page_url(site_server, lang, "vram", QUERY))
+    assert wait_status(page, "ready", "invalid", "failed") == "ready"
+    assert page.inner_text("[data-calc-status]") == l10n.t(lang, "calc.status.ready")
+    assert page.evaluate(TIMINGS)["snapshot"] is False
+    assert_matches_cli(page, "vram", PARAMS, lang)
+
+
+def test_a_missing_snapshot_falls_back_to_the_normal_start(page, site_server):
+    page.route("**/atlas-snapshot-*", lambda route: route.fulfill(status=404, body="missing"))
+    _fallback_is_ready(page, site_server)
+
+
+def test_a_damaged_snapshot_falls_back_to_the_normal_start(page, site_server, built_site):
+    damaged = bytearray(snapshot_file(built_site).read_bytes())
+    damaged[len(damaged) // 2: len(damaged) // 2 + 4096] = bytes(4096)  # a stretch of Python's heap zeroed
+    page.route("**/atlas-snapshot-*", lambda route: route.fulfill(status=200, body=bytes(damaged)))
+    _fallback_is_ready(page, site_server, "de")
+
+
+def test_a_snapshot_of_another_pyodide_build_falls_back_to_the_normal_start(page, site_server, built_site):
+    """A snapshot that matches its name but not the runtime (another Pyodide build id in its header)."""
+    foreign = bytearray(snapshot_file(built_site).read_bytes())
+    foreign[16:48] = bytes(32)  # the build id Pyodide checks on restore
+    foreign = bytes(foreign)
+    name = f"atlas-snapshot-{webbundle.version_of(foreign)}.bin"
+    assert hashlib.sha256(foreign).hexdigest().startswith(name[15:27])
+
+    def rewrite(route):
+        html = route.fetch().text()
+        html = re.sub(r"atlas-snapshot-[0-9a-f]{12}\.bin", name, html)
+        route.fulfill(status=200, body=html, headers={"content-type": "text/html; charset=utf-8"})
+
+    page.route(re.compile(r".*/calculators/vram/(\?.*)?$"), rewrite)
+    page.route(f"**/{name}", lambda route: route.fulfill(status=200, body=foreign))
+    _fallback_is_ready(page, site_server)
+    assert any(u.endswith(name) for u in page.requests_seen)
+
+
+def test_every_runtime_page_names_this_builds_snapshot(built_site):
+    path = snapshot_file(built_site)
+    assert path.name == f"atlas-snapshot-{webbundle.version_of(path.read_bytes())}.bin"
+    for html in built_site.rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        meta = re.search(r'<meta name="atlas-runtime" content="([^"]+)">', text)
+        if meta:
+            assert json.loads(meta.group(1).replace("&#34;", '"'))["snapshot"] == path.name, html
