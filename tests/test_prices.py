@@ -14,7 +14,7 @@ from atlas.schema import schema_problems
 from calculators import cost
 from conftest import REPO_ROOT
 
-TODAY = datetime.date(2026, 12, 5)  # on or after the newest access date in data/
+TODAY = datetime.date(2026, 12, 6)  # on or after the newest access date in data/
 PRICE_FILES = sorted((REPO_ROOT / "data" / "prices").glob("*.yaml"))
 
 
