@@ -22,8 +22,6 @@ The result shapes are the ``TypedDict``s below; ``tests/test_fit_verdict_shape.p
 ``--json`` against them.
 """
 
-from __future__ import annotations
-
 import math
 from typing import NotRequired, TypedDict
 
