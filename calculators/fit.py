@@ -38,7 +38,7 @@ from calculators.memory import (
 )
 from calculators.models import ModelSpec
 
-SUGGESTED_FORMATS = 3  # formats that fit, most bits first
+SUGGESTED_FORMATS = 3  # formats that fit, most memory (bits per weight) first
 SUGGESTED_DEVICES = 3  # other devices that hold the model alone, smallest memory first
 
 
