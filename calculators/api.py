@@ -17,7 +17,7 @@ import math
 
 import l10n
 from calculators import devices as dev
-from calculators import kv_quality, measured, planner, speculative
+from calculators import fit, kv_quality, measured, planner, speculative
 from calculators.catalog import Catalog, CatalogError
 from calculators.inputs import CUSTOM, parse
 from calculators.memory import (
@@ -25,7 +25,6 @@ from calculators.memory import (
     custom_device,
     estimate_memory,
     formats_that_fit,
-    hardware_verdict,
     max_batch,
     max_context,
     presets_that_fit,
@@ -114,8 +113,8 @@ def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
         if device_id and memory_gib:
             device = with_capacity(device, memory_gib)
         device = readers_device(values, device, notes)
-        result["verdict"] = hardware_verdict(model, opts, device_id, device, values.get("ram_gib"),
-                                             catalog.devices, result["fits"], result["per_device_gib"])
+        result["verdict"] = fit.verdict(model, opts, device, device_id=device_id, ram_gib=values.get("ram_gib"),
+                                        device_list=catalog.devices, fit_list=result["fits"])
         tip = result["verdict"]["suggestions"]["moe_offload"]
         if tip and device_id:
             tip["tokens_per_s"] = moe_speed(model, opts, device_id, device, catalog)

@@ -130,6 +130,22 @@ def gpu_share(device: dict) -> float:
     return share["default_share"] if share else 1.0
 
 
+def unified(device: dict) -> bool:
+    """Whether the device's memory is shared with the CPU (the data set records a GPU share): "system memory" is
+    then the same memory, so nothing is offloaded to it."""
+    return bool(device.get("memory", {}).get("gpu_share"))
+
+
+def unified_share(device: dict) -> float | None:
+    """The GPU's share of a unified memory as results report it (``gpu_share``): None for memory of its own."""
+    return gpu_share(device) if unified(device) else None
+
+
+def usable_bytes(device: dict) -> float:
+    """Memory a model may use: the capacity, times the GPU's share on a unified-memory device."""
+    return capacity_bytes(device) * gpu_share(device)
+
+
 def capacity_bytes(device: dict) -> float:
     """Memory capacity in bytes (the data set stores GiB)."""
     return device["memory"]["capacity_gib"] * GIB

@@ -462,18 +462,6 @@ def _gib(values: dict) -> dict:
     return {f"{k}_gib": v / d.GIB for k, v in values.items()}
 
 
-def gpu_share(device: dict) -> float | None:
-    """The share of a unified memory the GPU may use by default (``memory.gpu_share.default_share``), or None."""
-    share = device.get("memory", {}).get("gpu_share")
-    return share["default_share"] if share else None
-
-
-def usable_bytes(device: dict) -> float:
-    """Memory a model may use: the capacity, times the GPU's default share on unified-memory devices."""
-    share = gpu_share(device)
-    return dev.capacity_bytes(device) * (share if share else 1.0)
-
-
 def _replica(model: ModelSpec, opts: MemoryOptions) -> tuple[float, float]:
     """(shardable bytes of one replica, runtime overhead per device) for this configuration with tp = 1."""
     single = MemoryOptions(**{**opts.__dict__, "tp": 1, "num_devices": 1, "zero": 0})
@@ -506,13 +494,13 @@ def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]
     out = []
     for device_id, device in device_list.items():
         capacity = dev.capacity_bytes(device)
-        usable = usable_bytes(device)
+        usable = dev.usable_bytes(device)
         own_fixed = 0.0 if dev.is_sram_only(device) else fixed
         count = None
         if usable > own_fixed:
             needed = max(1, math.ceil(shardable / (usable - own_fixed) - 1e-12))
             count = needed if needed <= d.MAX_DEVICES_FOR_FIT else None
-        share = gpu_share(device) or 1.0
+        share = dev.gpu_share(device)
         sizes = sorted(c["capacity_gib"] for c in device.get("memory", {}).get("configurations", []))
         one = [c for c in sizes if c * d.GIB * share - own_fixed >= shardable]
         entry = {
@@ -521,7 +509,7 @@ def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]
             "count": count,
             "capacity_gib": capacity / d.GIB,
             "usable_gib": usable / d.GIB,
-            "gpu_share": gpu_share(device),
+            "gpu_share": dev.unified_share(device),
             "per_device_gib": ((shardable / count + own_fixed) / d.GIB) if count else None,
             # Devices sold with several memory sizes: the smallest that holds the replica alone (None: none does).
             "smallest_configuration_gib": one[0] if one else None,
@@ -662,8 +650,8 @@ def estimate_memory(model: ModelSpec, opts: MemoryOptions, device_list: dict) ->
 
 def _device_entry(device_id: str, device: dict, num_devices: int) -> dict:
     return {"device": device_id, "name": dev.name(device), "num_devices": num_devices,
-            "capacity_gib": dev.capacity_bytes(device) / d.GIB, "usable_gib": usable_bytes(device) / d.GIB,
-            "gpu_share": gpu_share(device)}
+            "capacity_gib": dev.capacity_bytes(device) / d.GIB, "usable_gib": dev.usable_bytes(device) / d.GIB,
+            "gpu_share": dev.unified_share(device)}
 
 
 def _per_device_need(model: ModelSpec, opts: MemoryOptions, device: dict, num_devices: int) -> float:
@@ -673,7 +661,7 @@ def _per_device_need(model: ModelSpec, opts: MemoryOptions, device: dict, num_de
 
 
 def _fits(model: ModelSpec, opts: MemoryOptions, device: dict, num_devices: int) -> bool:
-    return _per_device_need(model, opts, device, num_devices) <= usable_bytes(device)
+    return _per_device_need(model, opts, device, num_devices) <= dev.usable_bytes(device)
 
 
 def _largest(fits_at, low: int, high: int) -> int | None:
@@ -731,7 +719,7 @@ def max_batch(model: ModelSpec, opts: MemoryOptions, device_id: str, device: dic
 def formats_that_fit(model: ModelSpec, opts: MemoryOptions, device_id: str, device: dict,
                      num_devices: int = 1) -> dict:
     """Memory per weight format for this model, context and batch, and whether it fits; most bits first."""
-    usable = usable_bytes(device)
+    usable = dev.usable_bytes(device)
     rows = []
     for name in d.WEIGHT_FORMATS:
         o = MemoryOptions(**{**opts.__dict__, "weights": name})
@@ -754,7 +742,7 @@ def formats_that_fit(model: ModelSpec, opts: MemoryOptions, device_id: str, devi
 def presets_that_fit(models: dict, opts: MemoryOptions, device_id: str, device: dict, num_devices: int = 1) -> dict:
     """For each preset (``{id: preset dict}``): memory per device in ``opts.weights`` at ``opts.context``,
     whether it fits, and the format with the most bits per weight that fits."""
-    usable = usable_bytes(device)
+    usable = dev.usable_bytes(device)
     rows = []
     for model_id in sorted(models):
         model = ModelSpec.from_preset(model_id, models[model_id])
@@ -774,10 +762,7 @@ def presets_that_fit(models: dict, opts: MemoryOptions, device_id: str, device: 
     return out
 
 
-# --- your hardware: a verdict ---------------------------------------------------------
-
-SUGGESTED_FORMATS = 3  # formats that fit, most bits first
-SUGGESTED_DEVICES = 3  # other devices that hold the model alone, smallest memory first
+# --- devices the reader describes ------------------------------------------------------
 
 
 def custom_device(memory_gib: float) -> dict:
@@ -788,106 +773,3 @@ def custom_device(memory_gib: float) -> dict:
 def with_capacity(device: dict, memory_gib: float) -> dict:
     """``device`` with another memory size (one of its configurations, or what the reader owns)."""
     return {**device, "memory": {**device["memory"], "capacity_gib": memory_gib}}
-
-
-def hardware_verdict(model: ModelSpec, opts: MemoryOptions, device_id: str | None, device: dict,
-                     ram_gib: float | None, device_list: dict, fit_list: list[dict], per_device_gib: float) -> dict:
-    """Does this configuration run on ``opts.num_devices`` of the reader's ``device``, and if not, what would.
-
-    The need per device is ``per_device_gib``, the estimate of this very configuration (its tensor
-    parallelism, ZeRO stage, replicas); an SRAM-only device keeps no runtime overhead in it. ``margin_gib`` is what is left (negative: what is missing) of the usable
-    memory per device. With ``ram_gib`` (inference on a device with its own memory only) the part that
-    does not fit can be offloaded to system memory, as llama.cpp does layer by layer. Suggestions come
-    from the same estimator: the longest context that fits, the formats that fit (inference), the
-    number of these devices that holds it, and the smallest other devices that hold it alone.
-    """
-    n = opts.num_devices
-    need = per_device_gib * d.GIB - (opts.overhead_gib * d.GIB if dev.is_sram_only(device) else 0.0)
-    usable = usable_bytes(device)
-    unified = gpu_share(device) is not None
-    # Mixture of experts, experts in system RAM (the reader's option; never on unified memory, where system
-    # memory is the same memory, nor on SRAM-only devices): the device holds the rest.
-    discrete = not opts.training and not unified and not dev.is_sram_only(device)
-    moe = expert_offload(model, opts, usable, opts.moe_offload) if opts.moe_offload and discrete else None
-    if moe:
-        need = moe["gpu_gib"] * d.GIB
-        if ram_gib is not None:
-            moe.update({"ram_fits": moe["ram_gib"] <= ram_gib, "ram_available_gib": ram_gib})
-    fits_here = need <= usable
-    moe_tip = None
-    if not fits_here and discrete and opts.moe_offload is None:
-        moe_tip = expert_offload(model, opts, usable, "fit")
-        moe_tip = moe_tip if moe_tip and moe_tip["fits"] else None
-        if moe_tip and ram_gib is not None:
-            moe_tip.update({"ram_fits": moe_tip["ram_gib"] <= ram_gib, "ram_available_gib": ram_gib})
-    offload = None
-    if ram_gib is not None and not fits_here and not opts.training and not unified and not dev.is_sram_only(device):
-        offload_bytes = (need - usable) * n
-        offload = {"ram_gib": ram_gib, "offload_gib": offload_bytes / d.GIB,
-                   "fits": offload_bytes <= ram_gib * d.GIB,
-                   "share_offloaded": offload_bytes / (need * n)}
-    shardable, fixed = _replica(model, opts)
-    own_fixed = 0.0 if dev.is_sram_only(device) else fixed
-    count_needed = None
-    if usable > own_fixed:
-        count = max(1, math.ceil(shardable / (usable - own_fixed) - 1e-12))
-        count_needed = count if count <= d.MAX_DEVICES_FOR_FIT else None
-    longest = max_context(model, opts, device_id or "", device, n)
-    formats = []
-    if not opts.training:
-        rows = formats_that_fit(model, opts, device_id or "", device, n)["formats"]  # most bits first
-        current = next(r["weights_gib"] for r in rows if r["weights"] == opts.weights)
-        seen = set()
-        for r in rows:
-            # Fits here: the formats with more bits that fit too; else the ones with the most bits that fit.
-            wanted = r["fits"] and r["weights"] != opts.weights and (r["weights_gib"] > current or not fits_here)
-            size = round(r["per_device_gib"], 2)
-            if wanted and size not in seen:  # bf16 and fp16 take the same memory: name the first only
-                seen.add(size)
-                formats.append({"weights": r["weights"], "per_device_gib": r["per_device_gib"],
-                                "headroom_gib": r["headroom_gib"]})
-        formats = formats[:SUGGESTED_FORMATS]
-
-    def kinship(entry: dict) -> int:
-        """0: the same kind and segment as the reader's device (a GPU owner is shown GPUs first), 1: same kind."""
-        other = device_list.get(entry["device"], {})
-        if not device_id:
-            return 0
-        same_kind = other.get("kind") == device.get("kind") and (gpu_share(other) is None) == (not unified)
-        return 0 if same_kind and other.get("segment") == device.get("segment") else 1 if same_kind else 2
-
-    memory = device["memory"]
-    sizes = sorted({c["capacity_gib"] for c in memory.get("configurations", [])} or {memory["capacity_gib"]})
-    holding = [c for c in sizes if c * d.GIB * (gpu_share(device) or 1.0) >= need]
-    configuration = holding[0] if len(sizes) > 1 and holding and holding[0] != dev.capacity_bytes(device) / d.GIB \
-        else None
-    others = sorted((f for f in fit_list if f["count"] == 1 and f["device"] != device_id),
-                    key=lambda f: (kinship(f), f["usable_gib"], f["name"]))[:SUGGESTED_DEVICES]
-    return {
-        "device": device_id,
-        "name": dev.name(device) if device_id else None,
-        "num_devices": n,
-        "capacity_gib": dev.capacity_bytes(device) / d.GIB,
-        "usable_gib": usable / d.GIB,
-        "gpu_share": gpu_share(device),
-        "need_gib": need / d.GIB,
-        "margin_gib": (usable - need) / d.GIB,
-        "fits": fits_here,
-        "offload": offload,
-        "moe_offload": moe,
-        "ram_ignored": ram_gib is not None and offload is None and not fits_here,
-        "configurations_gib": sizes if len(sizes) > 1 else [],
-        "suggestions": {
-            "max_context": longest["context"] if longest["context"] != opts.context else None,
-            "max_context_limited_by": longest["limited_by"],
-            "formats": formats,
-            "num_devices": count_needed if not fits_here else None,
-            # A device sold with several memory sizes: the smallest that holds it, when not the one assumed.
-            "configuration_gib": configuration,
-            # Mixture of experts that does not fit: the fewest MoE layers whose experts go to system RAM
-            # (llama.cpp --n-cpu-moe) for the rest to fit on the device; the speed is added by the caller.
-            "moe_offload": moe_tip,
-            "devices": [{"device": f["device"], "name": f["name"], "capacity_gib": f["capacity_gib"],
-                         "per_device_gib": f["per_device_gib"]} for f in others] if not fits_here else [],
-        },
-    }

@@ -36,7 +36,7 @@ def plan(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, tar
     of all users (each at ``opts.context`` tokens) fits on ``opts.num_devices`` devices.
 
     Returns ``{"target_tokens_per_s", "concurrency", "limited_by", "tokens_per_s_per_user", "tokens_per_s_total",
-    "kv_cache_gib", "needed_gib", "available_gib", "usd_per_million_tokens", "curve"}``. ``concurrency`` is 0
+    "kv_cache_gib", "need_gib", "usable_gib", "usd_per_million_tokens", "curve"}``. ``concurrency`` is 0
     when not even one user reaches the target or the model does not fit; ``limited_by`` is "speed" (one more
     user would be slower than the target), "memory" (one more user's KV cache would not fit), "ceiling"
     (``MAX_CONCURRENCY``) or "does_not_fit". ``curve``: per-user and total tokens/s at powers of two up to past
@@ -87,8 +87,8 @@ def plan(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, tar
         "tokens_per_s_per_user": shown["tokens_per_s_per_sequence"],
         "tokens_per_s_total": shown["tokens_per_s"],
         "kv_cache_gib": kv_cache_bytes(model, opts.kv_cache, opts.context, max(limit, 1)) / d.GIB,
-        "needed_gib": shown["memory"]["needed_gib"],
-        "available_gib": shown["memory"]["available_gib"],
+        "need_gib": shown["memory"]["need_gib"],
+        "usable_gib": shown["memory"]["usable_gib"],
         "usd_per_million_tokens": cost.get("usd_per_million_tokens"),
         "usd_per_hour": cost.get("usd_per_hour"),
         "engine": shown["engine"],
@@ -118,8 +118,8 @@ def sentences(plan_result: dict, device_name: str, num_devices: int, context: in
                   total=whole(plan_result["tokens_per_s_total"]))]
     limited = plan_result["limited_by"]
     out.append(l10n.t(lang, f"plan.limited.{limited}", target=target, users=whole(users),
-                      needed=l10n.format_number(plan_result["needed_gib"], lang, 1),
-                      available=l10n.format_number(plan_result["available_gib"], lang, 1)))
+                      needed=l10n.format_number(plan_result["need_gib"], lang, 1),
+                      available=l10n.format_number(plan_result["usable_gib"], lang, 1)))
     out.append(l10n.t(lang, "plan.kv", users=whole(users), context=whole(context),
                       kv=l10n.format_number(plan_result["kv_cache_gib"], lang, 1)))
     if plan_result.get("usd_per_million_tokens") is not None:

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from calculators import cost, engines, fitted, roofline, speculative, trust
+from calculators import cost, engines, fit, fitted, roofline, speculative, trust
 from calculators import defaults as d
 from calculators import devices as dev
 from calculators import energy as power
 from calculators import speed_model as sm
 from calculators.energy import energy_kwh
-from calculators.memory import MemoryOptions, _per_device, expert_offload, kv_cache_bytes, weight_bytes
+from calculators.memory import MemoryOptions, _per_device, kv_cache_bytes, weight_bytes
 from calculators.messages import Message, ValidationError, error, render_text
 from calculators.models import ModelSpec
 
@@ -135,37 +135,11 @@ def split_for(engine: str, opts: SpeedOptions) -> str:
     return opts.split or ("layer" if engine == "llama.cpp" else "tensor")
 
 
-def memory_need(model: ModelSpec, opts: SpeedOptions, n: int, weights: str | None = None, context: int | None = None,
-                gpu_layers: int | None = None) -> float:
-    """Bytes one of ``n`` devices holds for inference (weights and KV split over them, plus workspace and overhead)."""
-    mem_opts = MemoryOptions(weights=weights or opts.weights, kv_cache=opts.kv_cache,
-                             context=context if context is not None else opts.context, batch=opts.batch,
-                             group_size=opts.group_size, double_quant=opts.double_quant, bpw=opts.bpw, num_devices=n,
-                             tp=n)
-    per = _per_device(model, mem_opts, [])
-    layers = gpu_layers if gpu_layers is not None else opts.gpu_layers
-    share = 1.0 if layers is None or layers >= model.layers else max(layers, 0) / model.layers
-    return (per["weights"] + per["kv_cache"]) * share + per["activations"] + per["overhead"]
-
-
 def _memory_options(opts: SpeedOptions, n: int) -> MemoryOptions:
+    """The inference on ``n`` devices as the memory estimate sees it: the model split over them."""
     return MemoryOptions(weights=opts.weights, kv_cache=opts.kv_cache, context=opts.context, batch=opts.batch,
-                         group_size=opts.group_size, double_quant=opts.double_quant, bpw=opts.bpw, num_devices=n, tp=n)
-
-
-def unified(device: dict) -> bool:
-    """Whether the device's memory is shared with the CPU (the data set records a GPU share): "system memory"
-    is then the same memory, so nothing is offloaded to it."""
-    return bool(device.get("memory", {}).get("gpu_share"))
-
-
-def moe_placement(model: ModelSpec, opts: SpeedOptions, device: dict, mode: str | None = None) -> dict | None:
-    """Experts in system RAM (``memory.expert_offload``) for ``mode`` (default: the reader's option) on a
-    device with its own memory; None for a dense model, a unified-memory device or no such option."""
-    mode = mode or opts.moe_offload
-    if not mode or not model.is_moe or unified(device) or opts.workload not in ("decode", "prefill"):
-        return None
-    return expert_offload(model, _memory_options(opts, opts.num_devices), usable_bytes(device), mode)
+                         group_size=opts.group_size, double_quant=opts.double_quant, bpw=opts.bpw, num_devices=n, tp=n,
+                         moe_offload=opts.moe_offload)
 
 
 def power_covers_package(device: dict) -> bool:
@@ -173,7 +147,7 @@ def power_covers_package(device: dict) -> bool:
     its power figure in the data set is then the package's, module's or system's, CPU and memory included."""
     memory = device.get("memory", {})
     described = f"{memory.get('type') or ''} {memory.get('note') or ''}".lower()
-    return unified(device) or "unified" in described
+    return dev.unified(device) or "unified" in described
 
 
 ENERGY_KEYS = ("watts", "watts_per_device", "watts_source", "watts_scope", "joules_per_token",
@@ -212,11 +186,6 @@ def energy_notes(entries: list[dict], opts: SpeedOptions) -> list[Message]:
     return out
 
 
-def usable_bytes(device: dict) -> float:
-    """Memory the GPU may use: capacity times the unified-memory share where the data set records one."""
-    return dev.capacity_bytes(device) * dev.gpu_share(device)
-
-
 def speculation_bytes(model: ModelSpec, opts: SpeedOptions, draft: ModelSpec | None) -> float:
     """Bytes one device holds for the drafter: the draft model's weights, KV cache and workspace, or the weights of
     the model's MTP modules; 0 without speculation."""
@@ -232,56 +201,37 @@ def speculation_bytes(model: ModelSpec, opts: SpeedOptions, draft: ModelSpec | N
     return per["weights"] * speculative.mtp_params(model) / model.count_params()
 
 
-def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str, extra_bytes: float = 0.0) -> dict:
-    """Whether the model, its KV cache and the runtime (and ``extra_bytes``, a drafter) fit on the devices; if not,
-    the shortfall and what would."""
-    n = opts.num_devices
-    available = usable_bytes(device) - extra_bytes
-    need = memory_need(model, opts, n)
-    moe = moe_placement(model, opts, device)
-    if moe:
-        need = moe["gpu_gib"] * d.GIB
-    out = {
-        "fits": need <= available,
-        "needed_gib": (need + extra_bytes) / d.GIB,
-        "available_gib": (available + extra_bytes) / d.GIB,
-        "margin_gib": (available - need) / d.GIB,
-        "speculation_gib": extra_bytes / d.GIB,
-        "gpu_share": dev.gpu_share(device),
-        "suggestions": {},
-        "moe_offload": moe,
-    }
-    if out["fits"]:
-        return out
-    tips = out["suggestions"]
-    if engine == "llama.cpp" and opts.moe_offload is None:
-        tip = moe_placement(model, opts, device, "fit")
-        if tip and tip["fits"]:
-            tips["moe_offload"] = "fit"
-    formats = sorted(d.WEIGHT_FORMATS, key=lambda f: -d.WEIGHT_FORMATS[f].bits)
-    smaller = [f for f in formats if d.WEIGHT_FORMATS[f].bits < d.WEIGHT_FORMATS[opts.weights].bits
-               and memory_need(model, opts, n, weights=f) <= available]
-    if smaller:
-        tips["weights"] = smaller[0]
-    low, high = 0, opts.context
-    while low < high:  # longest context that fits with these weights
-        mid = (low + high + 1) // 2
-        if memory_need(model, opts, n, context=mid) <= available:
-            low = mid
-        else:
-            high = mid - 1
-    if low >= 512:
-        tips["context"] = low
-    for more in range(n + 1, min(4 * n + 64, d.MAX_DEVICES_FOR_FIT)):
-        if memory_need(model, opts, more) <= available:
-            tips["num_devices"] = more
-            break
-    if engine == "llama.cpp" and not unified(device):  # unified memory: "system memory" is the same memory
-        layers = next((k for k in range(model.layers - 1, -1, -1)
-                       if memory_need(model, opts, n, gpu_layers=k) <= available), None)
-        if layers is not None and layers > 0:
-            tips["gpu_layers"] = layers
-    return out
+def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str, extra_bytes: float = 0.0,
+                device_id: str | None = None) -> fit.Verdict:
+    """``fit.verdict`` for decode or prefill on ``opts.num_devices`` of ``device`` with ``engine``: the model split
+    over the devices, the reader's layers on the GPU and experts in system RAM, ``extra_bytes`` (a drafter) beside
+    it; suggestions only when it does not fit."""
+    return fit.verdict(model, _memory_options(opts, opts.num_devices), device, device_id=device_id,
+                       gpu_layers=opts.gpu_layers, extra_bytes=extra_bytes, engine=engine, suggest_when_fits=False)
+
+
+MIN_CONTEXT_TIP = 512  # tokens: a shorter context is no configuration to run instead
+
+
+def fit_changes(verdict: fit.Verdict, opts: SpeedOptions) -> dict:
+    """The verdict's suggestions as changes of the speed calculator's options, nearest first (``INSTEAD_ORDER``):
+    experts to system RAM, layers on the GPU, the format with the most memory that fits, a shorter context, more
+    devices. Empty when it fits."""
+    if verdict["fits"]:
+        return {}
+    tips = verdict["suggestions"]
+    changes = {}
+    if tips["moe_offload"]:
+        changes["moe_offload"] = "fit"
+    if tips["gpu_layers"]:
+        changes["gpu_layers"] = tips["gpu_layers"]
+    if tips["formats"]:
+        changes["weights"] = tips["formats"][0]["weights"]
+    if tips["max_context"] is not None and MIN_CONTEXT_TIP <= tips["max_context"] < opts.context:
+        changes["context"] = tips["max_context"]
+    if tips["num_devices"] and tips["num_devices"] > opts.num_devices:
+        changes["num_devices"] = tips["num_devices"]
+    return {k: changes[k] for k in INSTEAD_ORDER if k in changes}
 
 
 def speculation(t: sm.Terms, model: ModelSpec, device: dict, case: sm.Case, opts: SpeedOptions,
@@ -318,7 +268,8 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
     split = split_for(engine, opts)
     n = opts.num_devices
     host = opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
-    moe = moe_placement(model, opts, device)
+    verdict = fit_verdict(model, opts, device, engine, speculation_bytes(model, opts, draft), device_id)
+    moe = verdict["moe_offload"]
     placement = sm.Placement(num_devices=n, split=split, gpu_layers=opts.gpu_layers, host_bandwidth_gb_s=host,
                              expert_share=moe["share"] if moe else 0.0)
     if opts.workload == "decode":
@@ -376,7 +327,7 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
         "split": split,
         "device_class": t.device_class,
         "efficiencies": sm.efficiencies(t, fitted.PARAMS),
-        "memory": fit_verdict(model, opts, device, engine, speculation_bytes(model, opts, draft)),
+        "memory": verdict,
         "accuracy": trust.accuracy_for(opts.workload, n, opts.batch, engine, t.device_class),
         "speculative": spec,
     }
@@ -397,16 +348,16 @@ def fit_notes(device_result: dict, opts: SpeedOptions) -> list[Message]:
     """The fit verdict first: fits with its margin, or the shortfall and what would fit."""
     verdict = device_result["memory"]
     out = []
-    if verdict["gpu_share"] < 1:
+    if verdict["gpu_share"] is not None and verdict["gpu_share"] < 1:
         out.append(Message("note.unified_share", {"device": device_result["name"], "share": 100 * verdict["gpu_share"],
-                                                  "available": verdict["available_gib"]}))
+                                                  "available": verdict["usable_gib"]}))
     if verdict["fits"]:
-        out.append(Message("note.fits", {"needed": verdict["needed_gib"], "available": verdict["available_gib"],
+        out.append(Message("note.fits", {"needed": verdict["need_gib"], "available": verdict["usable_gib"],
                                          "margin": verdict["margin_gib"]}))
         return out
-    out.append(Message("note.does_not_fit", {"needed": verdict["needed_gib"], "available": verdict["available_gib"],
+    out.append(Message("note.does_not_fit", {"needed": verdict["need_gib"], "available": verdict["usable_gib"],
                                              "short": -verdict["margin_gib"]}))
-    tips = verdict["suggestions"]
+    tips = fit_changes(verdict, opts)
     if "weights" in tips:
         out.append(Message("note.fit_weights", {"weights": tips["weights"]}))
     if "context" in tips:
@@ -506,17 +457,12 @@ def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: SpeedOpti
     its speed: the reader's own model and format with the layers that do not fit in system memory (llama.cpp,
     a device with its own memory), else the format with the most bits that fits, else a shorter context, else
     more devices. None when it fits or nothing the verdict suggests runs."""
-    if verdict["fits"]:
-        return None
-    tips = verdict["suggestions"]
-    for change in INSTEAD_ORDER:
-        if change not in tips or (change == "gpu_layers" and verdict["gpu_share"] < 1):
-            continue  # unified memory: "system memory" is the same memory
-        alt = replace(opts, **{change: tips[change]})
+    for change, value in fit_changes(verdict, opts).items():  # the nearest first
+        alt = replace(opts, **{change: value})
         r = llm_device_result(device_id, device, model, alt, "device", [], prices, engine=engine, instead=False)
-        out = {"change": change, change: tips[change], "time_s": r["time_s"], "tokens_per_s": r["tokens_per_s"],
+        out = {"change": change, change: value, "time_s": r["time_s"], "tokens_per_s": r["tokens_per_s"],
                "tokens_per_s_per_sequence": r["tokens_per_s_per_sequence"], "bound": r["bound"],
-               "needed_gib": r["memory"]["needed_gib"]}
+               "need_gib": r["memory"]["need_gib"]}
         if change == "gpu_layers":
             out["layers"] = model.layers
         if change == "moe_offload":
@@ -529,7 +475,7 @@ def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: SpeedOpti
 
 def _short(entry: dict, key: str, **extra) -> Message:
     verdict = entry["memory"]
-    return Message(key, {"device": entry["name"], "needed": verdict["needed_gib"], "available": verdict["available_gib"],
+    return Message(key, {"device": entry["name"], "needed": verdict["need_gib"], "available": verdict["usable_gib"],
                          "short": -verdict["margin_gib"], **extra})
 
 

@@ -21,7 +21,8 @@ from atlas.chart_estimates import EstimateError, estimate
 from atlas.safe import http_url
 from atlas.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
 from calculators import cost
-from calculators.devices import configurations, gpu_share
+from calculators.defaults import GIB
+from calculators.devices import chosen, configurations, gpu_share, usable_bytes
 from macros.estimate_macros import calculator_href, calculator_html_href
 
 # The machines a reader can put on a desk, and the rigs built from desktop cards: (device id, how many).
@@ -87,7 +88,7 @@ def machine_rows(devices: dict, prices: dict, lang: str) -> list[dict]:
         device = devices[device_id]
         sizes = sorted({c["capacity_gib"] for c in configurations(device)})
         share = gpu_share(device)
-        usable = max(sizes) * share * count
+        usable = usable_bytes(chosen(device, max(sizes))) / GIB * count  # the fit verdict's usable memory
         power = (device.get("power") or {}).get("tdp_w")
         bought = cost.purchase_price(prices.get(device_id, []))
         rows.append({

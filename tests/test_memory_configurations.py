@@ -41,8 +41,8 @@ def test_gpt_oss_120b_does_not_fit_a_64_gb_m3_max_but_fits_the_128_gb_one(lang):
 def test_speed_on_a_64_gb_m3_max_says_it_does_not_fit_and_never_suggests_system_memory(lang):
     result = call("speed", {"model": "gpt-oss-120b", "device": "apple-m3-max@64"}, lang)
     memory = result["device"]["memory"]
-    assert memory["available_gib"] == pytest.approx(53.76) and not memory["fits"]
-    assert "gpu_layers" not in memory["suggestions"] and memory["runs_instead"]["change"] != "gpu_layers"
+    assert memory["usable_gib"] == pytest.approx(53.76) and not memory["fits"]
+    assert memory["suggestions"]["gpu_layers"] is None and memory["runs_instead"]["change"] != "gpu_layers"
     out = calcview.render({"command": "speed", "params": {"model": "gpt-oss-120b", "device": "apple-m3-max@64"},
                            "lang": lang}, catalog())
     text = out["html"] + out.get("summary", "")
@@ -53,7 +53,7 @@ def test_speed_on_a_64_gb_m3_max_says_it_does_not_fit_and_never_suggests_system_
 def test_speed_on_an_m3_max_never_says_system_memory_for_a_model_too_large():
     result = call("speed", {"model": "llama-3.1-70b", "device": "apple-m3-max", "weights": "bf16"})
     memory = result["device"]["memory"]
-    assert not memory["fits"] and "gpu_layers" not in memory["suggestions"]
+    assert not memory["fits"] and memory["suggestions"]["gpu_layers"] is None
     # a card with its own memory still gets the layer offload
     card = call("speed", {"model": "llama-3.1-70b", "device": "rtx-4090", "weights": "bf16"})["device"]["memory"]
     assert 0 < card["suggestions"]["gpu_layers"] < 80
@@ -61,13 +61,13 @@ def test_speed_on_an_m3_max_never_says_system_memory_for_a_model_too_large():
 
 def test_a_listed_configuration_brings_its_own_memory_and_an_old_link_the_default():
     eight = call("speed", {"model": "llama-3.1-8b", "device": "rtx-4060-ti-16gb@8", "weights": "q4_k_m"})
-    assert eight["device"]["memory"]["available_gib"] == pytest.approx(8)
+    assert eight["device"]["memory"]["usable_gib"] == pytest.approx(8)
     old = call("speed", {"model": "llama-3.1-8b", "device": "rtx-4060-ti-16gb", "weights": "q4_k_m"})
-    assert old["device"]["memory"]["available_gib"] == pytest.approx(16)
+    assert old["device"]["memory"]["usable_gib"] == pytest.approx(16)
     # the same configuration as a baseline
     base = call("speed", {"model": "llama-3.1-8b", "device": "rtx-4090", "baseline": "apple-m3-max@64",
                           "weights": "q4_k_m"})["baseline"]["memory"]
-    assert base["available_gib"] == pytest.approx(53.76)
+    assert base["usable_gib"] == pytest.approx(53.76)
 
 
 @pytest.mark.parametrize("value, normalised", [("apple-m3-max@64.0", "apple-m3-max@64"),
@@ -141,5 +141,5 @@ def test_the_m3_max_is_sold_with_64_gb_at_the_40_core_bandwidth():
     assert by_size[96]["bandwidth_gb_s"] == 300
     # a 64 GB choice brings the 400 GB/s of its version, not the 300 GB/s of the 96 GB one
     result = call("speed", {"model": "llama-3.1-8b", "device": "apple-m3-max@64", "weights": "q4_k_m"})
-    assert result["device"]["memory"]["available_gib"] == pytest.approx(53.76)
+    assert result["device"]["memory"]["usable_gib"] == pytest.approx(53.76)
     assert result["device"]["bandwidth_gb_s"] == pytest.approx(400)

@@ -10,6 +10,7 @@ import pytest
 from atlas.checks.models import model_problems, parameter_count_problems
 from calculators import cli
 from calculators import defaults as d
+from calculators import devices as dev
 from calculators.memory import (
     MemoryOptions,
     _per_device_need,
@@ -22,7 +23,6 @@ from calculators.memory import (
     max_context,
     presets_that_fit,
     tp_errors,
-    usable_bytes,
 )
 from calculators.models import ModelSpec
 from calculators_support import GIB, catalog, errors, ok
@@ -221,7 +221,7 @@ def unified(share: float) -> dict:
 
 
 def test_unified_memory_counts_the_gpu_share():
-    assert usable_bytes(unified(0.75)) == 0.75 * 24 * GIB
+    assert dev.usable_bytes(unified(0.75)) == 0.75 * 24 * GIB
     model = spec("llama-3.1-8b")  # bf16 at 4096 tokens needs about 16.5 GiB: fits 24 GiB, not 75 % of 16 GiB
     small = unified(0.75)
     small["memory"]["capacity_gib"] = 16

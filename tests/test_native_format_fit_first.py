@@ -90,7 +90,7 @@ def test_nearest_configuration_that_runs_really_fits_and_is_slower_than_the_impo
     memory = result["device"]["memory"]
     alt = memory["runs_instead"]
     assert alt["change"] == "gpu_layers" and alt["gpu_layers"] == memory["suggestions"]["gpu_layers"]
-    assert alt["needed_gib"] <= memory["available_gib"]
+    assert alt["need_gib"] <= memory["usable_gib"]
     assert 0 < alt["tokens_per_s"] < result["device"]["tokens_per_s"]  # layers in system memory: slower
     assert result["baseline"]["memory"]["fits"] is False
     # The comparison's own reason stays, among the notes after the fit.
@@ -98,7 +98,7 @@ def test_nearest_configuration_that_runs_really_fits_and_is_slower_than_the_impo
     # A server engine cannot offload layers: the nearest is a smaller format that fits.
     h100 = call("speed", {"model": "llama-3.1-70b", "weights": "bf16", "device": "h100-sxm", "engine": "vllm"})
     alt = h100["device"]["memory"]["runs_instead"]
-    assert alt["change"] == "weights" and alt["needed_gib"] <= 80
+    assert alt["change"] == "weights" and alt["need_gib"] <= 80
     assert h100["reason"]["message"].startswith("Does not fit on H100 SXM")
 
 

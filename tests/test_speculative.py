@@ -49,11 +49,11 @@ def test_deepseek_v3_mtp_speeds_decode_up_by_less_than_the_tokens_per_run():
     # the module's weights: its share of the parameters, in the same format, split over the 8 GPUs
     model = ModelSpec.from_preset("deepseek-v3", catalog().models["deepseek-v3"])
     share = speculative.mtp_params(model) / model.count_params()
-    weights_gib = without["memory"]["needed_gib"]  # weights dominate; check the extra against the module's share
+    weights_gib = without["memory"]["need_gib"]  # weights dominate; check the extra against the module's share
     assert with_mtp["memory"]["speculation_gib"] > 0.5
     assert with_mtp["memory"]["speculation_gib"] < weights_gib * share * 1.05
-    assert with_mtp["memory"]["needed_gib"] == pytest.approx(
-        without["memory"]["needed_gib"] + with_mtp["memory"]["speculation_gib"])
+    assert with_mtp["memory"]["need_gib"] == pytest.approx(
+        without["memory"]["need_gib"] + with_mtp["memory"]["speculation_gib"])
 
 
 def test_a_draft_model_pays_for_its_own_steps_and_memory():

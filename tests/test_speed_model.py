@@ -80,7 +80,7 @@ def test_unified_memory_share_applies_to_the_fit_verdict():
     r = ok("speed", model="gpt-oss-120b", weights="q4_k_m", device="apple-m4-max")
     verdict = r["device"]["memory"]
     assert verdict["gpu_share"] < 1
-    assert verdict["available_gib"] == pytest.approx(128 * verdict["gpu_share"])
+    assert verdict["usable_gib"] == pytest.approx(128 * verdict["gpu_share"])
 
 
 def test_device_without_a_compute_peak_still_gets_a_decode_estimate():
