@@ -45,6 +45,7 @@ REPORT_JSON = REPO_ROOT / "atlas" / "fit_report.json"
 # Priors: (value, spread in natural-log units). Efficiencies as fractions, times in seconds.
 PRIORS: dict[str, tuple[float, float]] = {
     "mem": (0.75, 1.5),
+    "expert_mem": (0.6, 1.5),  # routed experts: small matrices gathered per token, below the dense reads
     "kv_mem": (0.6, 1.5),
     "compute_decode": (0.3, 1.5),
     "compute_prefill": (0.5, 1.5),
