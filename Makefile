@@ -13,7 +13,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # Tests run on every CPU (pytest-xdist); one test file stays on one worker, so its module fixtures run once.
 PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
-# One BLAS/OpenMP thread per test worker: the workers already use every CPU, and OpenBLAS's own threads on top of
+# One BLAS/OpenMP thread per test worker (and for `make fit`, where a single fit took 147 s instead of 6 s with them): the workers already use every CPU, and OpenBLAS's own threads on top of
 # them made the speed fit's cross-validation (scipy least_squares, an SVD per step) three times slower.
 TEST_THREADS := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
@@ -70,7 +70,7 @@ validate: $(VENV)/.installed
 	$(PY) -m atlas validate
 
 fit: $(VENV)/.installed
-	$(PY) -m atlas fit
+	$(TEST_THREADS) $(PY) -m atlas fit
 
 new-device: $(VENV)/.installed
 	$(PY) -m atlas new-device "$(ID)" --vendor-folder "$(VENDOR_FOLDER)" --vendor "$(VENDOR)" --name "$(NAME)" --kind "$(KIND)" $(if $(LIKE),--like "$(LIKE)")
