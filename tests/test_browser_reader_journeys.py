@@ -182,3 +182,43 @@ def test_a_pasted_config_json_becomes_the_custom_model(browser, site_server, lan
     # the custom model travels in the link
     pg.wait_for_function("() => location.search.includes('model=custom') && location.search.includes('vocab=128256')")
     assert pg.console_errors == []
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_a_70b_in_bf16_on_one_4090_says_first_that_it_does_not_fit(browser, site_server, lang, size):
+    # Issue 31: no bare tokens/s for an impossible setup; the phone's sticky bar and the desktop verdict start
+    # with the shortfall.
+    params = {"model": "llama-3.1-70b", "weights": "bf16", "device": "rtx-4090"}
+    query = "?" + "&".join(f"{k}={v}" for k, v in params.items())
+    pg = open_page(browser, size)
+    pg.goto(page_url(site_server, lang, "speed", query))
+    assert wait_status(pg, "ready") == "ready"
+    baseline = pg.eval_on_selector("#calc-speed-baseline", "e => e.value")  # the form's default, an A100
+    summary = expected_summary("speed", {**params, "baseline": baseline}, lang)
+    assert summary.startswith("Does not fit on RTX 4090" if lang == "en" else "Passt nicht auf RTX 4090")
+    shown = visible_answer(pg, size)
+    # the phone's bar holds the whole summary; the desktop's verdict line is its first part (the comparison
+    # follows in a paragraph of its own)
+    assert shown == summary if size == "phone" else (summary.startswith(shown) and len(shown) > 150), (shown, summary)
+    assert pg.console_errors == []
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_the_owner_of_a_64_gb_m3_max_picks_it_and_gpt_oss_120b_needs_the_128_gb_one(browser, site_server, lang):
+    # Issue 31: each memory size is a choice of its own; gpt-oss-120b with the format left automatic (MXFP4, as
+    # published) does not fit 64 GB of unified memory and fits 128 GB.
+    pg = open_page(browser, "phone")
+    pg.goto(page_url(site_server, lang, "vram", "?model=gpt-oss-120b"))
+    assert wait_status(pg, "ready") == "ready"
+    for device, sign in (("apple-m3-max@64", "✗"), ("apple-m3-max", "✓")):
+        before = renders(pg)
+        pg.select_option("#calc-vram-device", device)
+        settle(pg, before)
+        pg.evaluate("window.scrollTo(0, 0)")
+        summary = expected_summary("vram", {"model": "gpt-oss-120b", "device": device}, lang)
+        assert summary.startswith(sign)
+        assert visible_answer(pg, "phone") == summary
+    assert "MXFP4" in pg.inner_text("[data-calc-results]")
+    pg.wait_for_function("() => location.search.includes('device=apple-m3-max')")
+    assert pg.console_errors == []
