@@ -35,6 +35,11 @@ published measurements in ``data/inference/`` by ``python -m atlas fit``:
 - ``hop`` (layer split): a stage boundary per step, in seconds per hop. A prompt of
   several micro-batches is pipelined through the stages, so its on-device terms
   shrink by (steps + n - 1) / (n · steps).
+- A serving run (``serving_terms``, ``serving_run``): ``concurrency`` requests of ``input_tokens`` prompt tokens
+  and ``output_tokens`` generated tokens each, as serving benchmarks time them: the prompts of all requests
+  (one batched prefill of concurrency × input tokens) plus ``output_tokens`` decode steps at batch
+  ``concurrency`` whose KV cache grows from the input length to input + output. Its terms are the sums of those
+  phases' terms, so the same θ price it; output throughput = concurrency × output tokens ÷ time.
 - ``host_mem`` and ``pcie_copy`` (offloading): layers kept in system memory are
   read by the CPU at host bandwidth during decode; during a prompt llama.cpp
   copies their weights to the GPU once per micro-batch over PCIe. Routed experts
@@ -57,7 +62,7 @@ library only (it runs in the browser).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from calculators import devices as dev
 from calculators import engines
@@ -98,6 +103,16 @@ ACTIVATION_BYTES = 2  # all-reduced activations are 16-bit
 # Attention without a fused kernel writes the score matrix (one value per query, key and head) to memory and reads
 # it back for the softmax and the product with V: 4 bytes an FP32 score, each pass charged to the fitted efficiency.
 SCORE_BYTES = 4
+# A serving run's decode steps are summed in this many stretches of the KV length, each priced at its middle step
+# (the terms are linear in the cached tokens, or piecewise linear where a sliding window caps them).
+SERVING_STRETCHES = 16
+# A maximum-throughput run states no concurrency: the engine runs as many requests as its KV cache holds at their
+# full length, up to its largest batch. TensorRT-LLM's benchmark (trtllm-bench, tensorrt_llm/bench/build/tuning.py,
+# calc_engine_setting and finetune_setting) gives the KV cache 0.95 of the devices' memory less the weights, holds
+# each request at input + output tokens, and caps the batch at 4096.
+ENGINE_KV_FRACTION = {"tensorrt-llm": 0.95}
+ENGINE_KV_FRACTION_DEFAULT = 0.9  # vLLM's default --gpu-memory-utilization (of which the weights take their part)
+ENGINE_MAX_BATCH = {"tensorrt-llm": 4096}  # an engine without a stated cap: what the memory holds
 
 
 @dataclass(frozen=True)
@@ -313,6 +328,67 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         flops=flops,
         bytes_read=weights_read + kv,
     )
+
+
+def serving_terms(model: ModelSpec, device: dict, case: Case, concurrency: int, input_tokens: int,
+                  output_tokens: int) -> Terms:
+    """The terms of a whole serving run: ``concurrency`` requests, each a prompt of ``input_tokens`` and
+    ``output_tokens`` generated tokens. The prompts of all requests are one batched prefill (priced as any prompt
+    is); the decode steps run at batch ``concurrency`` with the cache growing from ``input_tokens`` to
+    ``input_tokens + output_tokens`` (step k holds ``input_tokens + k`` tokens). ``case`` gives the weights,
+    engine and placement; its phase, context, prompt and batch are replaced. ``tokens`` is the output tokens of
+    the run, so tokens ÷ predicted time is its output throughput."""
+    concurrency, input_tokens, output_tokens = max(1, int(concurrency)), max(0, int(input_tokens)), max(1, int(output_tokens))
+    x = {k: 0.0 for k in FEATURES}
+    flops = bytes_read = 0.0
+    first = None
+    if input_tokens:
+        first = terms(model, device, replace(case, phase="prefill", context=0, prompt=input_tokens, batch=concurrency))
+        for k, v in first.x.items():
+            x[k] += v
+        flops, bytes_read = first.flops, first.bytes_read
+    stretches = min(output_tokens, SERVING_STRETCHES)
+    for i in range(stretches):
+        start, end = output_tokens * i // stretches, output_tokens * (i + 1) // stretches
+        middle = input_tokens + (start + end - 1) // 2
+        step = terms(model, device, replace(case, phase="decode", context=middle, batch=concurrency))
+        for k, v in step.x.items():
+            x[k] += v * (end - start)
+        flops += step.flops * (end - start)
+        bytes_read += step.bytes_read * (end - start)
+        first = first or step
+    return replace(first, x=x, tokens=float(concurrency * output_tokens), flops=flops, bytes_read=bytes_read)
+
+
+def serving_run(model: ModelSpec, device: dict, case: Case, concurrency: int, input_tokens: int, output_tokens: int,
+                params: dict) -> dict:
+    """A serving run's time and throughput under fitted ``params`` (see ``serving_terms``): seconds of the run and
+    of its prompts, output tokens/s of all requests together, and tokens/s each user sees."""
+    t = serving_terms(model, device, case, concurrency, input_tokens, output_tokens)
+    result = predict(t, params)
+    prompts = 0.0
+    if input_tokens > 0:
+        prompts = predict(terms(model, device, replace(case, phase="prefill", context=0, prompt=int(input_tokens),
+                                                       batch=max(1, int(concurrency)))), params)["time_s"]
+    seconds = result["time_s"]
+    return {"time_s": seconds, "prefill_s": prompts, "parts_s": result["parts_s"],
+            "output_tokens_per_s": t.tokens / seconds, "per_user_tokens_per_s": max(1, int(output_tokens)) / seconds}
+
+
+def max_throughput_concurrency(model: ModelSpec, device: dict, case: Case, input_tokens: int,
+                               output_tokens: int) -> int:
+    """The concurrency of a maximum-throughput run that states none: the requests whose KV cache at
+    ``input_tokens + output_tokens`` fits the engine's share of the devices' memory less the weights, at most the
+    engine's largest batch (at least one)."""
+    n = max(1, case.placement.num_devices)
+    memory = dev.usable_bytes(device) * n
+    weights = weight_bytes(model, case.weights, case.group_size, case.double_quant, case.bpw)
+    per_request = kv_cache_bytes(model, case.kv_cache, max(1, input_tokens + output_tokens), 1)
+    if case.placement.split == "tensor" and model.kv_heads and n > model.kv_heads:
+        per_request *= n / model.kv_heads  # each device holds at least one KV head
+    budget = (memory - weights) * ENGINE_KV_FRACTION.get(case.engine, ENGINE_KV_FRACTION_DEFAULT)
+    fits = math.floor(budget / per_request) if per_request > 0 else 1
+    return max(1, min(fits, ENGINE_MAX_BATCH.get(case.engine, fits)))
 
 
 def level_keys(t: Terms) -> dict:

@@ -229,3 +229,69 @@ def test_same_chip_prefill_differs_only_where_the_hardware_does(weights, low, hi
            baseline="rtx-5090")
     assert r["comparison"]["direction"] == "faster"
     assert low <= r["speedup"] <= high
+
+
+def _llama_8b_h100():
+    cat = catalog()
+    return ModelSpec.from_preset("llama-3.1-8b", cat.models["llama-3.1-8b"]), cat.devices["h100-sxm"]
+
+
+def test_serving_run_with_one_request_and_no_prompt_is_plain_decode():
+    model, device = _llama_8b_h100()
+    case = sm.Case("decode", "fp8", engine="vllm")
+    run = sm.serving_run(model, device, case, concurrency=1, input_tokens=0, output_tokens=1, params=fitted.PARAMS)
+    plain = sm.predict(sm.terms(model, device, case), fitted.PARAMS)["time_s"]
+    assert run["time_s"] == pytest.approx(plain, rel=1e-12)
+    assert run["prefill_s"] == 0.0
+    assert run["output_tokens_per_s"] == pytest.approx(1 / plain) == pytest.approx(run["per_user_tokens_per_s"])
+    # 1,024 steps summed in stretches of the growing cache: within 0.1 % of summing every step
+    steps = sum(sm.predict(sm.terms(model, device, sm.Case("decode", "fp8", engine="vllm", context=k, batch=4)),
+                           fitted.PARAMS)["time_s"] for k in range(512, 512 + 1024))
+    stretched = sm.serving_terms(model, device, case, 4, 512, 1024)
+    prompts = sm.terms(model, device, sm.Case("prefill", "fp8", engine="vllm", prompt=512, batch=4))
+    decode_only = sm.predict(stretched, fitted.PARAMS)["time_s"] - sm.predict(prompts, fitted.PARAMS)["time_s"]
+    assert decode_only == pytest.approx(steps, rel=1e-3)
+    assert stretched.tokens == 4 * 1024
+
+
+def test_serving_run_more_input_tokens_means_lower_output_throughput():
+    model, device = _llama_8b_h100()
+    case = sm.Case("decode", "fp8", engine="vllm")
+    figures = []
+    for isl in (0, 128, 1024, 8192):
+        run = sm.serving_run(model, device, case, 64, isl, 1024, fitted.PARAMS)
+        figures.append(run["output_tokens_per_s"])
+        assert run["per_user_tokens_per_s"] == pytest.approx(run["output_tokens_per_s"] / 64)
+        assert (run["prefill_s"] > 0) == (isl > 0)
+        print(f"llama-3.1-8b fp8 on H100, vLLM, 64 requests, ISL {isl}/OSL 1024: "
+              f"{run['output_tokens_per_s']:.0f} output tokens/s, {run['per_user_tokens_per_s']:.1f} per user")
+    assert figures == sorted(figures, reverse=True) and figures[0] > 1.5 * figures[-1]
+    # more requests at once: more output in all, less for each user
+    one, many = (sm.serving_run(model, device, case, c, 1024, 1024, fitted.PARAMS) for c in (1, 64))
+    assert many["output_tokens_per_s"] > 10 * one["output_tokens_per_s"]
+    assert many["per_user_tokens_per_s"] < one["per_user_tokens_per_s"]
+
+
+def test_max_throughput_concurrency_is_what_the_kv_cache_holds_up_to_the_engines_cap():
+    cat = catalog()
+    model = ModelSpec.from_preset("llama-3.1-70b", cat.models["llama-3.1-70b"])
+    device = cat.devices["h100-sxm"]
+    case = sm.Case("decode", "fp8", kv_cache="fp8", engine="tensorrt-llm")
+    short, long_ = (sm.max_throughput_concurrency(model, device, case, isl, osl) for isl, osl in ((128, 128),
+                                                                                                 (20000, 2000)))
+    # 0.95 × (80 GiB less 72.7 GB of FP8 weights) = 12.5 GB; 160 KiB a token of FP8 KV: ~76,000 tokens, so 298
+    # requests of 256 tokens and 3 of 22,000
+    assert short == 298 and long_ == 3
+    small = ModelSpec.from_preset("llama-3.1-8b", cat.models["llama-3.1-8b"])
+    assert sm.max_throughput_concurrency(small, cat.devices["b200"], case, 128, 128) == 4096  # trtllm-bench's cap
+
+
+def test_maximum_throughput_runs_are_a_cross_validated_group_of_their_own():
+    summary = accuracy.load_report()["summary"]
+    group = summary["cross_validated"][fit_speed.MAX_THROUGHPUT_GROUP]
+    print(f"\nserving-max-throughput n={group['cases']} within x0.67-1.5 {group['within_0.67_1.5']:.0%} "
+          f"median {group['median_ratio']:.2f} (admitted to the fit: {fit_speed.ADMIT_MAX_THROUGHPUT})")
+    assert group["cases"] == 787
+    assert group["within_0.67_1.5"] >= 0.76  # 76.2 % (2026-12 fit); median ratio 1.28: throughput predicted low
+    refused = summary["refused"].get("maximum-throughput run whose concurrency the source does not state", {})
+    assert not any(source.startswith("tensorrt-llm-perf-overview") for source in refused)
