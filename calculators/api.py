@@ -19,7 +19,7 @@ import l10n
 from calculators import devices as dev
 from calculators import fit, kv_quality, measured, planner, speculative
 from calculators.catalog import Catalog, CatalogError
-from calculators.inputs import CUSTOM, parse
+from calculators.inputs import CUSTOM, default_of, parse
 from calculators.memory import (
     MemoryOptions,
     custom_device,
@@ -146,7 +146,7 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
     notes = []
     device = readers_device(values, catalog.devices[device_id], notes)
     n = values["num_devices"]
-    opts = options(MemoryOptions, values, weights=values["weights"] or "bf16", num_devices=n)
+    opts = options(MemoryOptions, values, weights=values["weights"] or default_of("weights"), num_devices=n)
     model = resolve_model(values, catalog)
     result = {"device": device_id, "name": dev.name(device), "num_devices": n,
               "weights": values["weights"], "kv_cache": opts.kv_cache, "context": opts.context, "batch": opts.batch,
@@ -160,9 +160,9 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
         formats = formats_that_fit(model, opts, device_id, device, n)
         result["formats"] = formats["formats"]
         result.update({k: formats[k] for k in ("capacity_gib", "usable_gib", "gpu_share")})
-        if values["weights"] is None:  # the format with the most bits that fits, else bf16
+        if values["weights"] is None:  # the format with the most bits that fits, else the default (bf16)
             fitting = [f["weights"] for f in formats["formats"] if f["fits"]]
-            opts = MemoryOptions(**{**opts.__dict__, "weights": fitting[0] if fitting else "bf16"})
+            opts = MemoryOptions(**{**opts.__dict__, "weights": fitting[0] if fitting else default_of("weights")})
             result["weights"] = opts.weights
         result["max_context"] = max_context(model, opts, device_id, device, n)
         result["max_batch"] = max_batch(model, opts, device_id, device, n)
