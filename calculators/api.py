@@ -19,7 +19,7 @@ import l10n
 from calculators import devices as dev
 from calculators import fit, kv_quality, measured, planner, speculative
 from calculators.catalog import Catalog, CatalogError
-from calculators.inputs import CUSTOM, default_of, parse
+from calculators.inputs import BY_NAME, CUSTOM, default_of, parse
 from calculators.memory import (
     MemoryOptions,
     custom_device,
@@ -39,13 +39,16 @@ COMMANDS = ("vram", "speed", "fit")
 
 
 def options(cls, values: dict, **overrides):
-    """An options dataclass (``MemoryOptions``, ``SpeedOptions``) from the parsed parameters it has a field for.
+    """An options object (``MemoryOptions``, ``SpeedOptions``) from the parsed parameters.
 
-    A parameter reaches an estimator by having the same name in ``calculators.inputs.PARAMETERS`` and in the
-    dataclass; fields no parameter sets keep their defaults.
+    A parameter the class declares becomes that field; every other parameter of ``calculators.inputs.PARAMETERS``
+    in ``values`` goes into ``more``, where the estimator reads it as ``opts.<name>`` all the same. So a parameter
+    reaches an estimator by being in the table; fields no parameter sets keep their (the table's) defaults.
     """
-    given = {f.name: values[f.name] for f in dataclasses.fields(cls) if f.name in values}
-    return cls(**{**given, **overrides})
+    declared = {f.name for f in dataclasses.fields(cls)}
+    given = {name: value for name, value in values.items() if name in declared}
+    more = tuple((name, value) for name, value in values.items() if name in BY_NAME and name not in declared)
+    return cls(**{"more": more, **given, **overrides})
 
 
 def resolve_model(values: dict, catalog: Catalog) -> ModelSpec | None:

@@ -56,7 +56,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from calculators import defaults as d
 from calculators import devices as dev
@@ -88,7 +88,9 @@ class Param:
     ``kind`` is ``choice`` (fixed values), ``device``/``model`` (ids from the
     catalog), ``int``, ``float`` or ``bool``. ``minimum``/``maximum`` bound
     numbers (``exclusive_minimum``: the minimum itself is not allowed).
-    ``default`` None means "absent" (required ones say so in ``parse``). ``fallback`` is what an estimator takes
+    ``default`` None means "absent" (required ones say so in ``parse``). ``group``: the form group
+    (``calcview.form.LAYOUT``) a parameter joins, at its end, where the layout does not list it; None: the
+    command's last group. ``fallback`` is what an estimator takes
     where ``default`` is None and the command chose nothing else (``weights``: bf16 unless qlora needs nf4 or fit
     finds the format that fits; ``num_devices``: 1 unless ``tp`` says more); ``default_of`` gives the one the
     option classes start from.
@@ -104,6 +106,7 @@ class Param:
     exclusive_minimum: bool = False
     choices: tuple = ()
     fallback: object = None
+    group: str | None = None
 
     @property
     def option(self) -> str:
@@ -196,6 +199,29 @@ def default_of(name: str) -> object:
     """The default of parameter ``name`` as the option classes (``memory.MemoryOptions``, ``speed.SpeedOptions``)
     take it: the table is the one place a default is written."""
     return BY_NAME[name].value_default
+
+
+@dataclass(frozen=True)
+class Options:
+    """The base of the option classes an estimator reads (``memory.MemoryOptions``, ``speed.SpeedOptions``).
+
+    A class declares the parameters its estimator reads as typed fields, each with ``default_of(name)``. Every other
+    parameter of the table is an attribute too: ``more`` holds the values ``calculators.api.options`` was given for
+    them, and ``opts.name`` reads it there, or the table's default when it was not given. So a new parameter
+    reaches an estimator from the table alone; declaring it as a field gives it a type.
+    """
+
+    more: tuple = field(default=(), kw_only=True, repr=False)  # ((name, value), ...) for undeclared parameters
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name == "more":  # copy and pickle ask before the fields exist
+            raise AttributeError(name)
+        given = dict(self.more)
+        if name in given:
+            return given[name]
+        if name in BY_NAME:
+            return BY_NAME[name].value_default
+        raise AttributeError(f"{type(self).__name__} has no option {name!r}")
 
 _TRUE = {"true", "1", "yes", "on", "ja", "wahr"}
 _FALSE = {"false", "0", "no", "off", "nein", "falsch"}

@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from calculators import defaults as d
 from calculators import devices as dev
-from calculators.inputs import default_of
+from calculators.inputs import Options, default_of
 from calculators.messages import FieldError, Message, error
 from calculators.models import TENSOR_GROUPS, ModelSpec, Tensor
 
@@ -42,7 +42,7 @@ BREAKDOWN_KEYS = ("weights", "kv_cache", "activations", "gradients", "optimizer"
 
 
 @dataclass(frozen=True)
-class MemoryOptions:
+class MemoryOptions(Options):
     """What is run and how. Sizes: ``overhead_gib`` in GiB; counts are plain integers. Every field is a parameter
     of ``calculators.inputs.PARAMETERS`` and takes its default from there."""
 

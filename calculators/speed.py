@@ -38,7 +38,7 @@ from calculators import devices as dev
 from calculators import energy as power
 from calculators import speed_model as sm
 from calculators.energy import energy_kwh
-from calculators.inputs import default_of
+from calculators.inputs import Options, default_of
 from calculators.memory import MemoryOptions, _per_device, kv_cache_bytes, weight_bytes
 from calculators.messages import Message, ValidationError, error, render_text
 from calculators.models import ModelSpec
@@ -47,7 +47,7 @@ WORKLOADS = ("decode", "prefill", "training", "kernel")
 
 
 @dataclass(frozen=True)
-class SpeedOptions:
+class SpeedOptions(Options):
     """What is run, where and at what price. Every field is a parameter of ``calculators.inputs.PARAMETERS`` and
     takes its default from there."""
 
