@@ -88,12 +88,11 @@ class Param:
     ``kind`` is ``choice`` (fixed values), ``device``/``model`` (ids from the
     catalog), ``int``, ``float`` or ``bool``. ``minimum``/``maximum`` bound
     numbers (``exclusive_minimum``: the minimum itself is not allowed).
-    ``default`` None means "absent" (required ones say so in ``parse``). ``group``: the form group
-    (``calcview.form.LAYOUT``) a parameter joins, at its end, where the layout does not list it; None: the
-    command's last group. ``fallback`` is what an estimator takes
-    where ``default`` is None and the command chose nothing else (``weights``: bf16 unless qlora needs nf4 or fit
-    finds the format that fits; ``num_devices``: 1 unless ``tp`` says more); ``default_of`` gives the one the
-    option classes start from.
+    ``default`` None means "absent" (required ones say so in ``parse``). ``fallback`` is what an estimator
+    takes where ``default`` is None and the command chose nothing else (``weights``: bf16 unless qlora needs nf4
+    or fit finds the format that fits; ``num_devices``: 1 unless ``tp`` says more); ``default_of`` gives the one
+    the option classes start from. ``group``: the form group (``calcview.form.LAYOUT``) a parameter joins, at its
+    end, where the layout does not list it; None: the command's last group.
     """
 
     name: str
@@ -222,6 +221,7 @@ class Options:
         if name in BY_NAME:
             return BY_NAME[name].value_default
         raise AttributeError(f"{type(self).__name__} has no option {name!r}")
+
 
 _TRUE = {"true", "1", "yes", "on", "ja", "wahr"}
 _FALSE = {"false", "0", "no", "off", "nein", "falsch"}
