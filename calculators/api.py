@@ -19,7 +19,7 @@ import l10n
 from calculators import devices as dev
 from calculators import fit, kv_quality, measured, planner, speculative
 from calculators.catalog import Catalog, CatalogError
-from calculators.inputs import CUSTOM, parse
+from calculators.inputs import BY_NAME, CUSTOM, default_of, parse
 from calculators.memory import (
     MemoryOptions,
     custom_device,
@@ -39,13 +39,16 @@ COMMANDS = ("vram", "speed", "fit")
 
 
 def options(cls, values: dict, **overrides):
-    """An options dataclass (``MemoryOptions``, ``SpeedOptions``) from the parsed parameters it has a field for.
+    """An options object (``MemoryOptions``, ``SpeedOptions``) from the parsed parameters.
 
-    A parameter reaches an estimator by having the same name in ``calculators.inputs.PARAMETERS`` and in the
-    dataclass; fields no parameter sets keep their defaults.
+    A parameter the class declares becomes that field; every other parameter of ``calculators.inputs.PARAMETERS``
+    in ``values`` goes into ``more``, where the estimator reads it as ``opts.<name>`` all the same. So a parameter
+    reaches an estimator by being in the table; fields no parameter sets keep their (the table's) defaults.
     """
-    given = {f.name: values[f.name] for f in dataclasses.fields(cls) if f.name in values}
-    return cls(**{**given, **overrides})
+    declared = {f.name for f in dataclasses.fields(cls)}
+    given = {name: value for name, value in values.items() if name in declared}
+    more = tuple((name, value) for name, value in values.items() if name in BY_NAME and name not in declared)
+    return cls(**{"more": more, **given, **overrides})
 
 
 def resolve_model(values: dict, catalog: Catalog) -> ModelSpec | None:
@@ -146,7 +149,7 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
     notes = []
     device = readers_device(values, catalog.devices[device_id], notes)
     n = values["num_devices"]
-    opts = options(MemoryOptions, values, weights=values["weights"] or "bf16", num_devices=n)
+    opts = options(MemoryOptions, values, weights=values["weights"] or default_of("weights"), num_devices=n)
     model = resolve_model(values, catalog)
     result = {"device": device_id, "name": dev.name(device), "num_devices": n,
               "weights": values["weights"], "kv_cache": opts.kv_cache, "context": opts.context, "batch": opts.batch,
@@ -160,9 +163,9 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
         formats = formats_that_fit(model, opts, device_id, device, n)
         result["formats"] = formats["formats"]
         result.update({k: formats[k] for k in ("capacity_gib", "usable_gib", "gpu_share")})
-        if values["weights"] is None:  # the format with the most bits that fits, else bf16
+        if values["weights"] is None:  # the format with the most bits that fits, else the default (bf16)
             fitting = [f["weights"] for f in formats["formats"] if f["fits"]]
-            opts = MemoryOptions(**{**opts.__dict__, "weights": fitting[0] if fitting else "bf16"})
+            opts = MemoryOptions(**{**opts.__dict__, "weights": fitting[0] if fitting else default_of("weights")})
             result["weights"] = opts.weights
         result["max_context"] = max_context(model, opts, device_id, device, n)
         result["max_batch"] = max_batch(model, opts, device_id, device, n)

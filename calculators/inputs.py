@@ -56,7 +56,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from calculators import defaults as d
 from calculators import devices as dev
@@ -88,7 +88,11 @@ class Param:
     ``kind`` is ``choice`` (fixed values), ``device``/``model`` (ids from the
     catalog), ``int``, ``float`` or ``bool``. ``minimum``/``maximum`` bound
     numbers (``exclusive_minimum``: the minimum itself is not allowed).
-    ``default`` None means "absent" (required ones say so in ``parse``).
+    ``default`` None means "absent" (required ones say so in ``parse``). ``fallback`` is what an estimator
+    takes where ``default`` is None and the command chose nothing else (``weights``: bf16 unless qlora needs nf4
+    or fit finds the format that fits; ``num_devices``: 1 unless ``tp`` says more); ``default_of`` gives the one
+    the option classes start from. ``group``: the form group (``calcview.form.LAYOUT``) a parameter joins, at its
+    end, where the layout does not list it; None: the command's last group.
     """
 
     name: str
@@ -100,22 +104,30 @@ class Param:
     maximum: float | None = None
     exclusive_minimum: bool = False
     choices: tuple = ()
+    fallback: object = None
+    group: str | None = None
 
     @property
     def option(self) -> str:
         return "--" + self.name.replace("_", "-")
 
+    @property
+    def value_default(self) -> object:
+        """The value an estimator uses when the reader leaves this parameter out and the command chose nothing."""
+        return self.fallback if self.default is None else self.default
+
 
 PARAMETERS: tuple[Param, ...] = (
     Param("model", "model", ALL, "model preset id, or 'custom' with --params-b, --layers, ..."),
-    Param("weights", "choice", ALL, "weight format (default bf16; nf4 for qlora)", choices=tuple(d.WEIGHT_FORMATS)),
+    Param("weights", "choice", ALL, "weight format (default bf16; nf4 for qlora)", choices=tuple(d.WEIGHT_FORMATS),
+          fallback="bf16"),
     Param("kv_cache", "choice", ALL, "KV-cache format", "fp16", choices=tuple(d.KV_FORMATS)),
     Param("context", "int", ALL, "context length in tokens", 4096, 1, 10_000_000),
     Param("batch", "int", ALL, "concurrent sequences (training: micro-batch per replica)", 1, 1, 100_000),
     Param("group_size", "int", ALL, "int4 (GPTQ/AWQ) group size in weights", 128, 8, 65_536),
     Param("double_quant", "bool", ALL, "nf4 double quantisation (true/false)", True),
     Param("num_devices", "int", ALL, "devices in total (default: tp); inference splits the model over them", None, 1,
-          100_000),
+          100_000, fallback=1),
     Param("gradient_checkpointing", "bool", BOTH, "full activation recomputation (true/false)", False),
     Param("params_b", "float", ALL, "custom model: parameters in billions", None, 0, 100_000, True),
     Param("layers", "int", ALL, "custom model: transformer layers", None, 1, 10_000),
@@ -180,6 +192,36 @@ PARAMETERS: tuple[Param, ...] = (
           f"(default {d.DEFAULT_HOST_BANDWIDTH.value} GB/s, dual-channel DDR5-5600)", None, 0, 100_000, True),
 )
 BY_NAME = {p.name: p for p in PARAMETERS}
+
+
+def default_of(name: str) -> object:
+    """The default of parameter ``name`` as the option classes (``memory.MemoryOptions``, ``speed.SpeedOptions``)
+    take it: the table is the one place a default is written."""
+    return BY_NAME[name].value_default
+
+
+@dataclass(frozen=True)
+class Options:
+    """The base of the option classes an estimator reads (``memory.MemoryOptions``, ``speed.SpeedOptions``).
+
+    A class declares the parameters its estimator reads as typed fields, each with ``default_of(name)``. Every other
+    parameter of the table is an attribute too: ``more`` holds the values ``calculators.api.options`` was given for
+    them, and ``opts.name`` reads it there, or the table's default when it was not given. So a new parameter
+    reaches an estimator from the table alone; declaring it as a field gives it a type.
+    """
+
+    more: tuple = field(default=(), kw_only=True, repr=False)  # ((name, value), ...) for undeclared parameters
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name == "more":  # copy and pickle ask before the fields exist
+            raise AttributeError(name)
+        given = dict(self.more)
+        if name in given:
+            return given[name]
+        if name in BY_NAME:
+            return BY_NAME[name].value_default
+        raise AttributeError(f"{type(self).__name__} has no option {name!r}")
+
 
 _TRUE = {"true", "1", "yes", "on", "ja", "wahr"}
 _FALSE = {"false", "0", "no", "off", "nein", "falsch"}
@@ -362,7 +404,7 @@ def _cross_checks(command: str, v: dict, bad: set, given: set) -> list[FieldErro
     if command == "vram":
         mode = v["mode"]
         if v["weights"] is None:
-            v["weights"] = "nf4" if mode == "qlora" else "bf16"
+            v["weights"] = "nf4" if mode == "qlora" else BY_NAME["weights"].fallback
         fmt = d.WEIGHT_FORMATS.get(v["weights"])
         if fmt and mode == "full" and not fmt.trainable:
             errors.append(error("weights", "error.weights_not_trainable", weights=v["weights"],
@@ -380,14 +422,13 @@ def _cross_checks(command: str, v: dict, bad: set, given: set) -> list[FieldErro
             errors.append(error("num_devices", "error.not_multiple", num_devices=v["num_devices"], tp=v["tp"]))
     elif command == "fit":
         if v["num_devices"] is None:
-            v["num_devices"] = 1
+            v["num_devices"] = BY_NAME["num_devices"].fallback
         if v["device"] is None and "device" not in bad:
             errors.append(error("device", "error.required", field="device"))
     else:
-        if v["weights"] is None:
-            v["weights"] = "bf16"
-        if v["num_devices"] is None:
-            v["num_devices"] = 1
+        for name in ("weights", "num_devices"):
+            if v[name] is None:
+                v[name] = BY_NAME[name].fallback
         if v["device"] is None and "device" not in bad:
             errors.append(error("device", "error.required", field="device"))
         if v["workload"] == "kernel" and not (v["flops"] or v["bytes"]) and not {"flops", "bytes"} & bad:

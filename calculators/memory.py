@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from calculators import defaults as d
 from calculators import devices as dev
+from calculators.inputs import Options, default_of
 from calculators.messages import FieldError, Message, error
 from calculators.models import TENSOR_GROUPS, ModelSpec, Tensor
 
@@ -41,25 +42,26 @@ BREAKDOWN_KEYS = ("weights", "kv_cache", "activations", "gradients", "optimizer"
 
 
 @dataclass(frozen=True)
-class MemoryOptions:
-    """What is run and how. Sizes: ``overhead_gib`` in GiB; counts are plain integers."""
+class MemoryOptions(Options):
+    """What is run and how. Sizes: ``overhead_gib`` in GiB; counts are plain integers. Every field is a parameter
+    of ``calculators.inputs.PARAMETERS`` and takes its default from there."""
 
-    mode: str = "inference"  # inference | full | lora | qlora
-    weights: str = "bf16"
-    kv_cache: str = "fp16"
-    context: int = 4096  # tokens per sequence
-    batch: int = 1  # concurrent sequences (inference) or micro-batch per replica (training)
-    group_size: int = 128  # int4 (GPTQ/AWQ) quantisation group
-    double_quant: bool = True  # nf4
-    optimizer: str = "adamw"
-    gradient_checkpointing: bool = False
-    lora_rank: int = d.LORA_RANK.value
-    num_devices: int = 1
-    tp: int = 1
-    zero: int = 0
-    overhead_gib: float = d.RUNTIME_OVERHEAD_GIB.value
-    bpw: float | None = None  # exl2/exl3 target bits per weight (None: defaults.EXL_BPW)
-    moe_offload: str | None = None  # None | "experts" (all routed experts in system RAM) | "fit" (as few as needed)
+    mode: str = default_of("mode")  # inference | full | lora | qlora
+    weights: str = default_of("weights")
+    kv_cache: str = default_of("kv_cache")
+    context: int = default_of("context")  # tokens per sequence
+    batch: int = default_of("batch")  # concurrent sequences (inference) or micro-batch per replica (training)
+    group_size: int = default_of("group_size")  # int4 (GPTQ/AWQ) quantisation group
+    double_quant: bool = default_of("double_quant")  # nf4
+    optimizer: str = default_of("optimizer")
+    gradient_checkpointing: bool = default_of("gradient_checkpointing")
+    lora_rank: int = default_of("lora_rank")
+    num_devices: int = default_of("num_devices")
+    tp: int = default_of("tp")
+    zero: int = default_of("zero")
+    overhead_gib: float = default_of("overhead_gib")
+    bpw: float | None = default_of("bpw")  # exl2/exl3 target bits per weight (None: defaults.EXL_BPW)
+    moe_offload: str | None = default_of("moe_offload")  # None | "experts" (all routed experts in system RAM) | "fit" (as few as needed)
 
     @property
     def training(self) -> bool:

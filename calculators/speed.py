@@ -38,6 +38,7 @@ from calculators import devices as dev
 from calculators import energy as power
 from calculators import speed_model as sm
 from calculators.energy import energy_kwh
+from calculators.inputs import Options, default_of
 from calculators.memory import MemoryOptions, _per_device, kv_cache_bytes, weight_bytes
 from calculators.messages import Message, ValidationError, error, render_text
 from calculators.models import ModelSpec
@@ -46,39 +47,42 @@ WORKLOADS = ("decode", "prefill", "training", "kernel")
 
 
 @dataclass(frozen=True)
-class SpeedOptions:
-    workload: str = "decode"
-    weights: str = "bf16"
-    precision: str | None = None  # compute precision; None: the weight format's
-    kv_cache: str = "fp16"
-    context: int = 4096
-    batch: int = 1
-    group_size: int = 128
-    double_quant: bool = True
-    bpw: float | None = None  # EXL2/EXL3 target bits per weight; None: the format's default
-    num_devices: int = 1
-    tokens: float = 1e9  # training tokens
-    gradient_checkpointing: bool = False
-    flops: float | None = None  # kernel
-    bytes: float | None = None  # kernel
-    compute_efficiency: float | None = None
-    memory_efficiency: float | None = None
-    price_per_hour: float | None = None  # US$ per device-hour
-    engine: str | None = None  # None: engines.default_engine(device)
-    split: str | None = None  # None: layer for llama.cpp, tensor for the server engines
-    gpu_layers: int | None = None  # None: every layer on the devices
-    host_bandwidth_gb_s: float | None = None  # system memory for offloaded layers; None: DEFAULT_HOST_BANDWIDTH
-    purchase_usd: float | None = None  # US$ per device, amortised for the cost per token
-    amortisation_years: float = 3.0
-    electricity_usd_per_kwh: float | None = None
-    baseline_price_per_hour: float | None = None  # the baseline's own prices: a device's never apply to it
-    baseline_purchase_usd: float | None = None
-    moe_offload: str | None = None  # mixture of experts: "experts" (all in system RAM) | "fit" (as few as needed)
-    target_tokens_per_s: float | None = None  # serving planner: the decode speed each user keeps (calculators.planner)
-    speculative: str = "none"  # decode: "draft" (a draft model) | "mtp" (the model's MTP modules); calculators.speculative
-    draft_model: str | None = None  # id of the draft model (its ModelSpec is passed beside the options)
-    draft_tokens: int | None = None  # tokens drafted per target-model run; None: speculative.default_drafted
-    acceptance_percent: float | None = None  # share of drafted tokens accepted; None: the sourced MTP default
+class SpeedOptions(Options):
+    """What is run, where and at what price. Every field is a parameter of ``calculators.inputs.PARAMETERS`` and
+    takes its default from there."""
+
+    workload: str = default_of("workload")
+    weights: str = default_of("weights")
+    precision: str | None = default_of("precision")  # compute precision; None: the weight format's
+    kv_cache: str = default_of("kv_cache")
+    context: int = default_of("context")
+    batch: int = default_of("batch")
+    group_size: int = default_of("group_size")
+    double_quant: bool = default_of("double_quant")
+    bpw: float | None = default_of("bpw")  # EXL2/EXL3 target bits per weight; None: the format's default
+    num_devices: int = default_of("num_devices")
+    tokens: float = default_of("tokens")  # training tokens
+    gradient_checkpointing: bool = default_of("gradient_checkpointing")
+    flops: float | None = default_of("flops")  # kernel
+    bytes: float | None = default_of("bytes")  # kernel
+    compute_efficiency: float | None = default_of("compute_efficiency")
+    memory_efficiency: float | None = default_of("memory_efficiency")
+    price_per_hour: float | None = default_of("price_per_hour")  # US$ per device-hour
+    engine: str | None = default_of("engine")  # None: engines.default_engine(device)
+    split: str | None = default_of("split")  # None: layer for llama.cpp, tensor for the server engines
+    gpu_layers: int | None = default_of("gpu_layers")  # None: every layer on the devices
+    host_bandwidth_gb_s: float | None = default_of("host_bandwidth_gb_s")  # system memory for offloaded layers; None: DEFAULT_HOST_BANDWIDTH
+    purchase_usd: float | None = default_of("purchase_usd")  # US$ per device, amortised for the cost per token
+    amortisation_years: float = default_of("amortisation_years")
+    electricity_usd_per_kwh: float | None = default_of("electricity_usd_per_kwh")
+    baseline_price_per_hour: float | None = default_of("baseline_price_per_hour")  # the baseline's own prices: a device's never apply to it
+    baseline_purchase_usd: float | None = default_of("baseline_purchase_usd")
+    moe_offload: str | None = default_of("moe_offload")  # mixture of experts: "experts" (all in system RAM) | "fit" (as few as needed)
+    target_tokens_per_s: float | None = default_of("target_tokens_per_s")  # serving planner: the decode speed each user keeps (calculators.planner)
+    speculative: str = default_of("speculative")  # decode: "draft" (a draft model) | "mtp" (the model's MTP modules); calculators.speculative
+    draft_model: str | None = default_of("draft_model")  # id of the draft model (its ModelSpec is passed beside the options)
+    draft_tokens: int | None = default_of("draft_tokens")  # tokens drafted per target-model run; None: speculative.default_drafted
+    acceptance_percent: float | None = default_of("acceptance_percent")  # share of drafted tokens accepted; None: the sourced MTP default
 
     @property
     def roofline_only(self) -> bool:

@@ -21,7 +21,8 @@ from calculators.inputs import BY_NAME, CUSTOM, CUSTOM_FIELDS, Param, params_for
 from calcview.markup import attrs, el, text, void
 from calcview.numbers import field_value
 
-# (group name, condition or None, parameter names); every parameter of a command appears once.
+# (group name, condition or None, parameter names): the order of the fields. A parameter not listed here joins the
+# group its table entry names (``Param.group``; None: the command's last group), at its end (``groups``).
 LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
     "vram": [
         ("main", None, ("model", "mode", "weights", "kv_cache", "context", "batch")),
@@ -74,9 +75,26 @@ PRESET_FIELDS = {
 }
 
 
+def groups(command: str) -> list[tuple[str, str | None, tuple[str, ...]]]:
+    """``LAYOUT[command]`` with every parameter of the command the layout does not list added at the end of the
+    group its table entry names (the last group where it names none), so a parameter needs only its table entry
+    (and labels) to be in the form. ``ValueError`` for a group the command's form does not have."""
+    layout = LAYOUT[command]
+    listed = {name for _, _, names in layout for name in names}
+    added: dict[str, list[str]] = {}
+    for param in params_for(command):
+        if param.name not in listed:
+            added.setdefault(param.group or layout[-1][0], []).append(param.name)
+    unknown = set(added) - {group for group, _, _ in layout}
+    if unknown:
+        raise ValueError(f"form of {command!r} has no group {', '.join(sorted(unknown))} "
+                         f"(parameters {', '.join(n for g in sorted(unknown) for n in added[g])})")
+    return [(group, condition, names + tuple(added.get(group, ()))) for group, condition, names in layout]
+
+
 def layout_names(command: str) -> list[str]:
     """The parameter names of ``command`` in form order."""
-    return [name for _, _, names in LAYOUT[command] for name in names]
+    return [name for _, _, names in groups(command) for name in names]
 
 
 def field_id(command: str, name: str) -> str:
@@ -282,11 +300,8 @@ def import_html(command: str, lang: str) -> str:
 
 def form_html(command: str, values: dict, lang: str, catalog) -> str:
     """The whole form for ``command`` with ``values`` filled in."""
-    missing = set(p.name for p in params_for(command)) - set(layout_names(command))
-    if missing:
-        raise ValueError(f"form layout of {command!r} lacks parameters: {', '.join(sorted(missing))}")
-    groups = []
-    for group, condition, names in LAYOUT[command]:
+    parts = []
+    for group, condition, names in groups(command):
         fields = "".join(field_html(command, name, values.get(name), lang, catalog) for name in names)
         legend = el("legend", text(l10n.t(lang, f"calc.group.{group}")))
         shown = _condition_holds(condition, values)
@@ -299,11 +314,11 @@ def form_html(command: str, values: dict, lang: str, catalog) -> str:
         }
         if group in FOLDED:
             summary = el("summary", text(l10n.t(lang, f"calc.group.{group}")))
-            groups.append(el("details", summary + el("fieldset", fields, class_="atlas-calc-group", **extra),
-                             class_="atlas-calc-more"))
+            parts.append(el("details", summary + el("fieldset", fields, class_="atlas-calc-group", **extra),
+                            class_="atlas-calc-more"))
         else:
-            groups.append(el("fieldset", legend + fields, class_="atlas-calc-group", **extra))
+            parts.append(el("fieldset", legend + fields, class_="atlas-calc-group", **extra))
         if group == "main":
-            groups.append(import_html(command, lang))
-    return el("form", "".join(groups), class_="atlas-calc-form", data_calc_form=command, method="get",
+            parts.append(import_html(command, lang))
+    return el("form", "".join(parts), class_="atlas-calc-form", data_calc_form=command, method="get",
               novalidate=True, autocomplete="off")
