@@ -452,6 +452,13 @@ def table(r: dict) -> str:
     return "\n".join(lines)
 
 
+# ``--only``: the results file under bench/tmp/, the measurement, its table rows and the row format.
+ONLY = {
+    "snapshot": ("snapshot-results.json", run_snapshot_only, snapshot_rows, "{:<52}  {:>14}  {}"),
+    "offline": ("offline-results.json", run_offline_only, offline_rows, "{:<50}  {:>12}  {}"),
+}
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--serve"]:
@@ -464,23 +471,16 @@ def main(argv=None) -> int:
     parser.add_argument("--only", choices=["offline", "snapshot"],
                         help="measure only the service-worker and compression figures, or only the snapshot's")
     args = parser.parse_args(argv)
-    if args.only == "snapshot":
-        args.out = args.out or REPO_ROOT / "bench" / "tmp" / "snapshot-results.json"
+    if args.only:
+        name, measure, rows, line = ONLY[args.only]
+        args.out = args.out or REPO_ROOT / "bench" / "tmp" / name
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        results = run_snapshot_only(args.site, args.runs)
+        results = measure(args.site, args.runs)
         args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        for a, b, c in snapshot_rows(results):
-            print(f"{a:<52}  {b:>14}  {c}")
-        print(f"started from the snapshot: {results['snapshot']['started_from_snapshot']}")
-        print(f"load average during the run: {results['load_average'][0]} -> {results['load_average'][1]}")
-        return 0
-    if args.only == "offline":
-        args.out = args.out or REPO_ROOT / "bench" / "tmp" / "offline-results.json"
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        results = run_offline_only(args.site, args.runs)
-        args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        for a, b, c in offline_rows(results):
-            print(f"{a:<50}  {b:>12}  {c}")
+        for row in rows(results):
+            print(line.format(*row))
+        if args.only == "snapshot":
+            print(f"started from the snapshot: {results['snapshot']['started_from_snapshot']}")
         print(f"load average during the run: {results['load_average'][0]} -> {results['load_average'][1]}")
         return 0
     args.out = args.out or REPO_ROOT / "bench" / "results.json"

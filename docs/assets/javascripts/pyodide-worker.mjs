@@ -109,49 +109,44 @@ async function boot({ pyodideURL, bundleURL, snapshotURL = null, data = {}, warm
   let zip, texts;
   const inputs = () => Promise.all([bundle, Promise.all(files)]).then(([z, t]) => { [zip, texts] = [z, t]; });
 
-  // From the snapshot: any failure (no snapshot, a damaged one, another Pyodide build, an error while
-  // setting up) falls back to the normal start below, which does not depend on it.
-  if (snapshot) {
+  // From the snapshot first, when the page names one; any failure there (no snapshot, a damaged one, another
+  // Pyodide build, an error while setting up) falls back to the normal start, which does not depend on it.
+  for (const fromSnapshot of snapshot ? [true, false] : [false]) {
+    const last = !fromSnapshot;
+    let pyodide;
     try {
-      const bytes = await snapshot;
-      const pyodide = await startPyodide(loadPyodide, { indexURL: pyodideURL, _loadSnapshot: bytes });
-      const t1 = performance.now();
-      try {
-        await inputs();
-      } catch (err) {
+      const options = fromSnapshot ? { indexURL: pyodideURL, _loadSnapshot: await snapshot } : { indexURL: pyodideURL };
+      pyodide = await startPyodide(loadPyodide, options);
+    } catch (err) {
+      if (last) {
         postMessage({ type: "failed", reason: "load", detail: message(err) });
         return;
       }
-      pyweb = setUp(pyodide, zip, texts, warm);
-      postMessage({ type: "ready", timings: { pyodide_ms: t1 - t0, total_ms: performance.now() - t0, snapshot: true } });
+      console.info(`Python runtime: starting without the snapshot (${message(err)})`);
+      continue;
+    }
+    const t1 = performance.now();
+    try {
+      await inputs();
+    } catch (err) {
+      postMessage({ type: "failed", reason: "load", detail: message(err) });
       return;
+    }
+    try {
+      pyweb = setUp(pyodide, zip, texts, warm);
     } catch (err) {
       pyweb = null;
+      if (last) {
+        postMessage({ type: "failed", reason: "python", detail: message(err) });
+        return;
+      }
       console.info(`Python runtime: starting without the snapshot (${message(err)})`);
+      continue;
     }
-  }
-
-  let pyodide;
-  try {
-    pyodide = await startPyodide(loadPyodide, { indexURL: pyodideURL });
-  } catch (err) {
-    postMessage({ type: "failed", reason: "load", detail: message(err) });
+    const timings = { pyodide_ms: t1 - t0, total_ms: performance.now() - t0, snapshot: fromSnapshot };
+    postMessage({ type: "ready", timings });
     return;
   }
-  const t1 = performance.now();
-  try {
-    await inputs();
-  } catch (err) {
-    postMessage({ type: "failed", reason: "load", detail: message(err) });
-    return;
-  }
-  try {
-    pyweb = setUp(pyodide, zip, texts, warm);
-  } catch (err) {
-    postMessage({ type: "failed", reason: "python", detail: message(err) });
-    return;
-  }
-  postMessage({ type: "ready", timings: { pyodide_ms: t1 - t0, total_ms: performance.now() - t0, snapshot: false } });
 }
 
 self.onmessage = async (event) => {
