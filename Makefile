@@ -67,13 +67,13 @@ build: setup
 	$(VENV)/bin/mkdocs build --strict
 
 validate: $(VENV)/.installed
-	$(PY) -m atlas validate
+	$(PY) -m atlas.data validate
 
 fit: $(VENV)/.installed
-	$(TEST_THREADS) $(PY) -m atlas fit
+	$(TEST_THREADS) $(PY) -m atlas.data fit
 
 new-device: $(VENV)/.installed
-	$(PY) -m atlas new-device "$(ID)" --vendor-folder "$(VENDOR_FOLDER)" --vendor "$(VENDOR)" --name "$(NAME)" --kind "$(KIND)" $(if $(LIKE),--like "$(LIKE)")
+	$(PY) -m atlas.data new-device "$(ID)" --vendor-folder "$(VENDOR_FOLDER)" --vendor "$(VENDOR)" --name "$(NAME)" --kind "$(KIND)" $(if $(LIKE),--like "$(LIKE)")
 
 test: setup chromium kernels-setup
 	$(TEST_THREADS) $(PY) -m pytest $(PYTEST_PARALLEL)

@@ -1,9 +1,8 @@
-"""Data loading and validation, export, the speed-model fit and the site's build-time tables.
+"""Accelerator Atlas: the data set's code, the estimators behind the calculators, and the kernel demos.
 
-``REPO_ROOT`` is the repository checkout (``data/``, ``docs/``, ``node_modules/`` live there); the project is
-installed in editable mode, so it is the folder above this package.
+The sub-packages are the parts of the project (README, "Layout"); each imports only the parts below it:
+
+- ``atlas.data``: loading and validation of ``data/``, the export, the speed-model fit, build-time tables.
+
+Standard library only and imports nothing: this file also ships in the browser bundle.
 """
-
-from pathlib import Path
-
-REPO_ROOT = Path(__file__).resolve().parent.parent

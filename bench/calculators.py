@@ -46,7 +46,7 @@ import sys
 import time
 from pathlib import Path
 
-from atlas import REPO_ROOT
+from atlas.data import REPO_ROOT
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, _QuietHandler
 
 VRAM = "/calculators/vram/"

@@ -1,7 +1,7 @@
 """Benchmark of the command line (``make bench``, ``make bench-cli``; not a test).
 
 Times whole ``python -m calculators …`` processes, as a reader runs them: one first call that validates the
-data set and fills the export cache (``atlas.export_cache``), then ``--runs`` calls each of ``vram`` and
+data set and fills the export cache (``atlas.data.export_cache``), then ``--runs`` calls each of ``vram`` and
 ``speed``, and prints the median and worst wall-clock time of each (goal: median <= 0.3 s on the 2-CPU
 development machine). Writes ``bench/cli-results.json``. Usage: ``python -m bench.cli [--runs 5]``.
 """
@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from atlas import REPO_ROOT
+from atlas.data import REPO_ROOT
 
 COMMANDS = {
     "vram": ["vram", "--model", "llama-3.1-8b"],

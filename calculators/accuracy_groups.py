@@ -1,5 +1,5 @@
-"""Cross-validated error of the speed model per group of measured cases — written by ``python -m atlas fit``
-from ``atlas/fit_report.json`` (``atlas.accuracy.write_groups``); do not edit.
+"""Cross-validated error of the speed model per group of measured cases — written by ``python -m atlas.data fit``
+from ``atlas/data/fit_report.json`` (``atlas.data.accuracy.write_groups``); do not edit.
 
 GROUPS: per phase ('prefill'), phase and engine ('prefill|llama.cpp') and phase, engine and device class
 ('prefill|llama.cpp|nvidia-geforce'): cases, share within ×0.8–1.25 and ×0.67–1.5, median ratio, median

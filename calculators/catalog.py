@@ -2,7 +2,7 @@
 
 ``Catalog.from_dict`` wraps the export of the data set
 (``{"schema_version": 1, "devices": {...}, "models": {...}}``, written by
-``atlas.export``); the browser fetches the same document as
+``atlas.data.export``); the browser fetches the same document as
 ``atlas-data.json``. Nothing here reads YAML, so it needs no third-party
 package.
 """
@@ -86,7 +86,7 @@ class Catalog:
 
 
 def measurement_rows(table) -> list[dict]:
-    """The export's measurement table (``atlas.export.measured_rows``) as one dict per case; [] when absent.
+    """The export's measurement table (``atlas.data.export.measured_rows``) as one dict per case; [] when absent.
 
     Raises ``CatalogError`` for a table of another shape."""
     if table is None:

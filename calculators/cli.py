@@ -17,7 +17,7 @@ the file's exact tensor bytes, listed by tensor type under ``"gguf"`` in
 ``--json``, unless ``--weights`` asks for another format.
 
 The device and model data come from ``--data-json FILE`` (an export, as the
-browser reads it) or, by default, from ``data/`` through ``atlas`` (needs the
+browser reads it) or, by default, from ``data/`` through ``atlas.data`` (needs the
 project's Python packages).
 """
 
@@ -71,16 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load_export(data_json: str | None) -> dict:
-    """The export document from a file, or from ``data/`` through ``atlas`` (validated once per content)."""
+    """The export document from a file, or from ``data/`` through ``atlas.data`` (validated once per content)."""
     if data_json:
         return json.loads(Path(data_json).read_text(encoding="utf-8"))
-    from atlas.export_cache import cached_export_json
+    from atlas.data.export_cache import cached_export_json
 
     return json.loads(cached_export_json())
 
 
 def load_catalog(data_json: str | None) -> Catalog:
-    """The catalog from an export file, or from ``data/`` through ``atlas`` (validated once per content)."""
+    """The catalog from an export file, or from ``data/`` through ``atlas.data`` (validated once per content)."""
     return Catalog.from_dict(load_export(data_json))
 
 
@@ -307,7 +307,7 @@ def _imported(request: dict, catalog: Catalog, args) -> dict:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "export-data":
-        from atlas.export import write_export
+        from atlas.data.export import write_export
 
         print(f"Wrote {write_export(args.output)}.")
         return EXIT_OK

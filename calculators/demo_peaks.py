@@ -1,8 +1,8 @@
 """Which published figure a kernel-demo measurement is compared with.
 
 The rule belongs to the estimators, not to the demos: the roofline tables of
-the site (``atlas.kernel_tables``), the measurement checks
-(``atlas.checks.measurements``) and the demos themselves (``kernels``) all
+the site (``atlas.data.kernel_tables``), the measurement checks
+(``atlas.data.checks.measurements``) and the demos themselves (``kernels``) all
 ask here. Compute peaks come from the estimators' one lookup
 (``calculators.devices.peak``); the cited figure and its source from
 ``calculators.fields.field_value``, the lookup the site's tables use.

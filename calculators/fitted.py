@@ -1,4 +1,4 @@
-"""Fitted parameters of the speed model — written by ``python -m atlas fit`` (``make fit``); do not edit.
+"""Fitted parameters of the speed model — written by ``python -m atlas.data fit`` (``make fit``); do not edit.
 
 PARAMS: per feature of ``calculators.speed_model.FEATURES`` a global value and the per-engine,
 per-engine-and-device-class and per-link corrections the measurements support (logits of efficiencies,

@@ -2,7 +2,7 @@
 
 ``answer(model, kv_cache, context, batch, rows)`` puts side by side the KV-cache memory in the chosen format and
 in FP16 (``calculators.memory.kv_cache_bytes``, the figure of the memory breakdown) and the quality changes
-published for that format (``data/kv-quality/``, exported by ``atlas.export.kv_quality_rows``). The measurements
+published for that format (``data/kv-quality/``, exported by ``atlas.data.export.kv_quality_rows``). The measurements
 are listed as measured — each with its model, engine, metric and source — never transferred to the reader's
 model or turned into a predicted loss. Standard library only.
 """

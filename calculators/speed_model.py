@@ -7,7 +7,7 @@ One decode step (``batch`` sequences each get one new token) or one prompt
 
 where each ``x_k`` is computed from the model, the device and the placement
 (``terms``), and each ``θ_k`` comes from ``calculators.fitted`` — fitted on the
-published measurements in ``data/inference/`` by ``python -m atlas fit``:
+published measurements in ``data/inference/`` by ``python -m atlas.data fit``:
 
 - ``mem``: bytes the step reads from device memory ÷ peak bandwidth (θ = 1 / memory efficiency):
   the weights a token touches (the input embedding table is only looked up; a

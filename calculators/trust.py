@@ -1,7 +1,7 @@
 """The error statement shown with a speed result: the cross-validated error of the measured cases most like it.
 
-The figures come from ``calculators.accuracy_groups`` (written from ``atlas/fit_report.json`` by
-``python -m atlas fit``, each case predicted by a fit that left its source out), grouped by
+The figures come from ``calculators.accuracy_groups`` (written from ``atlas/data/fit_report.json`` by
+``python -m atlas.data fit``, each case predicted by a fit that left its source out), grouped by
 
 1. phase: generation at batch 1 on one device, generation batched or on several devices, prompt processing;
 2. phase and engine;
@@ -23,7 +23,7 @@ MIN_CASES = 10  # fewer measurements make a median and an 80th percentile that s
 
 
 def phase_group(workload: str, num_devices: int, batch: int) -> str:
-    """The phase group of ``atlas.fit_speed.case_group``: prefill, decode-single-batch1, decode-multi-or-batched."""
+    """The phase group of ``atlas.data.fit_speed.case_group``: prefill, decode-single-batch1, decode-multi-or-batched."""
     if workload == "prefill":
         return "prefill"
     return "decode-single-batch1" if num_devices == 1 and batch == 1 else "decode-multi-or-batched"

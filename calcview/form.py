@@ -48,7 +48,7 @@ LAYOUT: dict[str, list[tuple[str, str | None, tuple[str, ...]]]] = {
 }
 # Groups shown folded (``<details>``): options most readers leave alone.
 FOLDED = {"parallel", "quantisation", "efficiency", "placement", "cost"}
-# Parameters whose term the glossary explains: parameter -> glossary slug (atlas/glossary.py ENTRIES).
+# Parameters whose term the glossary explains: parameter -> glossary slug (atlas/data/glossary.py ENTRIES).
 GLOSSARY = {
     "weights": "quantisation", "kv_cache": "kv-cache", "context": "kv-cache", "batch": "batching",
     "mode": "fine-tuning", "lora_rank": "lora", "device": "gpu", "baseline": "gpu", "workload": "prefill-decode",

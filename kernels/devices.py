@@ -43,7 +43,7 @@ def cpu_name() -> str:
 
 def match_name(reported: str, devices: dict) -> str | None:
     """The id of the device in ``devices`` (id -> entry) that lists ``reported`` in its ``runtime_names``."""
-    from atlas.checks.devices import runtime_name_key
+    from atlas.data.checks.devices import runtime_name_key
 
     key = runtime_name_key(reported)
     for device_id, device in devices.items():
@@ -55,14 +55,14 @@ def match_name(reported: str, devices: dict) -> str | None:
 def load_devices(data_dir: Path | str | None = None) -> tuple[dict, str | None]:
     """The data set's devices by id, and a note saying why they are empty when they could not be read.
 
-    Validates with ``atlas.dataset`` when PyYAML and jsonschema are installed
+    Validates with ``atlas.data.dataset`` when PyYAML and jsonschema are installed
     (the site's requirements); with PyYAML alone it reads the files without
     validation and says so; without PyYAML the demos still run and report the
     achieved figure alone.
     """
     try:
-        from atlas.dataset import load_dataset
-        from atlas.errors import DataValidationError
+        from atlas.data.dataset import load_dataset
+        from atlas.data.errors import DataValidationError
     except ImportError as exc:
         try:
             import yaml
@@ -78,7 +78,7 @@ def load_devices(data_dir: Path | str | None = None) -> tuple[dict, str | None]:
     try:
         return load_dataset(data_dir or DATA_DIR).devices, None
     except DataValidationError as exc:
-        return {}, f"the data set does not validate ({len(exc.errors)} errors; run: python -m atlas validate)"
+        return {}, f"the data set does not validate ({len(exc.errors)} errors; run: python -m atlas.data validate)"
 
 
 class UnknownDevice(ValueError):

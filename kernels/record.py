@@ -107,8 +107,8 @@ def main(paths, out: str | None = None, contributor: str | None = None, notes: s
             print(f"wrote {target}")
             written += 1
     if out is None and written:
-        from atlas.dataset import load_dataset
-        from atlas.errors import DataValidationError
+        from atlas.data.dataset import load_dataset
+        from atlas.data.errors import DataValidationError
 
         try:
             load_dataset()

@@ -8,7 +8,7 @@
 # Writes OUT_DIR/results.jsonl (one --json result per line, appended as each
 # demo finishes), OUT_DIR/log.txt and OUT_DIR/measurements/<device>/<id>.yaml
 # (via `python -m kernels record`, also when the run is cut short). Copy the
-# YAML files into data/measurements/, run `python -m atlas validate` and
+# YAML files into data/measurements/, run `python -m atlas.data validate` and
 # commit them. Sizes fill a data-centre GPU (arrays of 1 GiB, 8192^3
 # products); each demo checks its result against a float64 reference before
 # it reports a figure. Uses the python3 on PATH, which must have torch with

@@ -1,9 +1,9 @@
-"""Macros for the accuracy page: the speed model's cross-validated error, from ``atlas/fit_report.json``."""
+"""Macros for the accuracy page: the speed model's cross-validated error, from ``atlas/data/fit_report.json``."""
 
 from __future__ import annotations
 
 import l10n
-from atlas import accuracy
+from atlas.data import accuracy
 from charts.accuracy import accuracy_figure
 
 

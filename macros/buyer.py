@@ -2,7 +2,7 @@
 model costs (``docs/guide/cost*.md``).
 
 Every figure comes from the data set (devices, prices, ``data/inference``) or from the estimators through
-``atlas.chart_estimates.estimate`` — the entry point the calculators use — and every estimate links to the
+``atlas.data.chart_estimates.estimate`` — the entry point the calculators use — and every estimate links to the
 calculator with the same inputs. The tables are built by plain functions here (``machine_rows``, ``fit_cells``,
 ``measured_rows``, ``cost_example``), which the tests call directly.
 
@@ -17,9 +17,9 @@ calculator with the same inputs. The tables are built by plain functions here (`
 from __future__ import annotations
 
 import l10n
-from atlas.chart_estimates import EstimateError, estimate
-from atlas.safe import http_url
-from atlas.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
+from atlas.data.chart_estimates import EstimateError, estimate
+from atlas.data.safe import http_url
+from atlas.data.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
 from calculators import cost
 from calculators.defaults import GIB
 from calculators.devices import chosen, configurations, gpu_share, usable_bytes

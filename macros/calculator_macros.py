@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 
-from atlas import webbundle
+from atlas.data import webbundle
 from calcview.page import calculator_html, config_json, runtime_options
 
 SCRIPT = "assets/javascripts/calculator.mjs"

@@ -2,7 +2,7 @@
 
 Each macro selects devices like ``device_table`` (``ids`` in that order, or
 ``kind``/``segment``/``vendor`` filters), turns them into plain chart inputs
-(``atlas.chart_inputs``) and returns the figure HTML (SVG plus a collapsible
+(``atlas.data.chart_inputs``) and returns the figure HTML (SVG plus a collapsible
 data table) in the page's language. Devices that lack a figure a chart needs
 are left out; if none is left the page says so in its language (as
 ``device_table`` does), while a device listed in ``ids`` without the figure
@@ -16,8 +16,8 @@ from html import escape
 
 import charts
 import l10n
-from atlas import chart_estimates
-from atlas.chart_inputs import PURCHASE_PRICES, chart_device, chart_devices, kernel_markers
+from atlas.data import chart_estimates
+from atlas.data.chart_inputs import PURCHASE_PRICES, chart_device, chart_devices, kernel_markers
 
 
 def _first(precision) -> str:

@@ -2,7 +2,7 @@
 data set, localised numbers for worked arithmetic, and the glossary.
 
 Thin on purpose: the arithmetic is the estimators' (``calculators.roofline``),
-the glossary is ``atlas.glossary``; this module reads device figures and
+the glossary is ``atlas.data.glossary``; this module reads device figures and
 formats results for the page's language.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas import chart_estimates, glossary
-from atlas.safe import inline_text
-from atlas.tables import field_label
+from atlas.data import chart_estimates, glossary
+from atlas.data.safe import inline_text
+from atlas.data.tables import field_label
 from calculators import roofline
 from calculators.defaults import WEIGHT_FORMATS
 from calculators.fields import field_number as figure

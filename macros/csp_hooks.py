@@ -4,7 +4,7 @@ Registered in ``mkdocs.yml`` under ``hooks:``. Each page (and the 404 page)
 gets a ``<meta http-equiv="Content-Security-Policy">`` with the hashes of its
 own inline scripts; after both languages are built, ``_headers`` (read by
 Netlify and Cloudflare Pages) gets the policy with the hashes of all pages.
-The policy itself is in ``atlas/csp.py``.
+The policy itself is in ``atlas/data/csp.py``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-from atlas import csp
+from atlas.data import csp
 
 
 @event_priority(-110)  # last: after every plugin that changes the page

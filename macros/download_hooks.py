@@ -1,7 +1,7 @@
 """MkDocs hook: add the data set downloads (JSON, CSV) to the site.
 
 Registered in ``mkdocs.yml`` under ``hooks:``. The files are generated from
-the validated data set at build time (``atlas.downloads``), never checked
+the validated data set at build time (``atlas.data.downloads``), never checked
 into ``docs/``, and land in ``downloads/`` of the site for both languages.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from atlas.dataset import load_dataset
-from atlas.downloads import download_files
+from atlas.data.dataset import load_dataset
+from atlas.data.downloads import download_files
 
 
 @event_priority(-100)  # after mkdocs-static-i18n, which expects every file it sorts to exist on disk

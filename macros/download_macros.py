@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 
-from atlas.downloads import download_list
+from atlas.data.downloads import download_list
 
 
 def register(env, ctx):

@@ -2,7 +2,7 @@
 (``docs/guide/cpu-inference*.md``).
 
 Every figure comes from the data set (``data/hardware``) or from the estimators through
-``atlas.chart_estimates.estimate`` — the entry point the calculators use — and every estimate in a table links to
+``atlas.data.chart_estimates.estimate`` — the entry point the calculators use — and every estimate in a table links to
 the speed calculator with the same inputs. The tables are built by plain functions here (``edge_ids``,
 ``edge_rows``, ``cpu_ids``, ``cpu_cells``), which the tests call directly.
 
@@ -17,9 +17,9 @@ the speed calculator with the same inputs. The tables are built by plain functio
 from __future__ import annotations
 
 import l10n
-from atlas import tables
-from atlas.chart_estimates import estimate
-from atlas.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
+from atlas.data import tables
+from atlas.data.chart_estimates import estimate
+from atlas.data.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
 from calculators.fields import ComputeField
 from macros.estimate_macros import calculator_html_href
 

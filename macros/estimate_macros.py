@@ -1,7 +1,7 @@
 """Macros that put the estimators' answers into prose, with a link to the calculator.
 
 Every number comes from ``calculators.api.handle`` (through
-``atlas.chart_estimates.estimate``, which the charts use too) — the same entry
+``atlas.data.chart_estimates.estimate``, which the charts use too) — the same entry
 point the in-page calculators and the command line use — so no formula is
 repeated here. Parameter names are the calculators' (``model``, ``weights``,
 ``kv_cache``, ``context``, ``batch``, ``mode``, ``device``, ``baseline``,
@@ -29,8 +29,8 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import l10n
-from atlas.chart_estimates import EstimateError, estimate
-from atlas.safe import inline_text
+from atlas.data.chart_estimates import EstimateError, estimate
+from atlas.data.safe import inline_text
 from calculators.catalog import Catalog
 
 CALCULATOR_PAGES = {"vram": "calculators/vram.md", "speed": "calculators/speed.md"}

@@ -2,7 +2,7 @@
 
 Thin wrappers: the arithmetic is the estimators' (``calculators.energy``, the
 formula the speed calculator's training energy uses), the prices live in
-``atlas.reference_prices`` and ``atlas.prices``; every number is formatted
+``atlas.data.reference_prices`` and ``atlas.data.prices``; every number is formatted
 for the page's language and every string is escaped.
 
 - ``energy_per_year(device_id, hours_per_day=24)`` — kWh at TDP.
@@ -16,8 +16,8 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas import prices
-from atlas.reference_prices import electricity_price as lookup_price
+from atlas.data import prices
+from atlas.data.reference_prices import electricity_price as lookup_price
 from calculators.energy import HOURS_PER_YEAR, energy_cost, energy_kwh
 from calculators.fields import field_number
 

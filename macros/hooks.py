@@ -12,9 +12,9 @@ from mkdocs.exceptions import Abort
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from atlas import REPO_ROOT
-from atlas.dataset import load_dataset
-from atlas.errors import DataValidationError
+from atlas.data import REPO_ROOT
+from atlas.data.dataset import load_dataset
+from atlas.data.errors import DataValidationError
 
 NODE_MODULES = REPO_ROOT / "node_modules"
 

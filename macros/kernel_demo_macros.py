@@ -11,7 +11,7 @@ needs no data; the roofline explorer fetches the data export for the peaks.
 
 from __future__ import annotations
 
-from atlas import webbundle
+from atlas.data import webbundle
 from calcview.page import config_json, runtime_options
 from kernelview.page import ENTRY_POINTS, demo_html
 from macros.calculator_macros import SCRIPT, START, relative_to_page

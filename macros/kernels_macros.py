@@ -1,10 +1,10 @@
 """Macros for the kernel-demo pages (docs/kernels/): measured-vs-peak tables
 and the systolic-array and roofline results, pre-rendered at build time by
-``atlas.kernel_tables`` from the same ``kernels/`` modules the pages show."""
+``atlas.data.kernel_tables`` from the same ``kernels/`` modules the pages show."""
 
 from __future__ import annotations
 
-from atlas import kernel_tables
+from atlas.data import kernel_tables
 
 
 def register(env, ctx):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from atlas import chart_estimates
-from atlas.dataset import Dataset
+from atlas.data import chart_estimates
+from atlas.data.dataset import Dataset
 from calculators.catalog import Catalog
 
 

@@ -9,7 +9,7 @@ returns HTML built by tested functions outside this folder.
 
 from __future__ import annotations
 
-from atlas.dataset import load_dataset
+from atlas.data.dataset import load_dataset
 from macros import (
     accuracy_macros,
     buyer,

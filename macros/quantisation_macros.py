@@ -1,4 +1,4 @@
-"""Macros for the quantisation page (``docs/guide/quantisation*.md``); the tables are ``atlas.quantisation``'s.
+"""Macros for the quantisation page (``docs/guide/quantisation*.md``); the tables are ``atlas.data.quantisation``'s.
 
 - ``weight_format_table(model)`` — bits per weight and weight size of each format, from the calculators.
 - ``ggml_block_table()`` — values and bytes per block of the ggml types.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas import quantisation as q
+from atlas.data import quantisation as q
 from macros.estimate_macros import calculator_href
 
 

@@ -4,7 +4,7 @@ Registered in ``mkdocs.yml`` under ``hooks:``. Adds Pyodide (copied from the
 pinned npm package), the zip of the project's stdlib-only Python packages
 (built from their source folders, never checked into ``docs/``) and the JSON
 export of the data set. Only pages that include ``pyodide-client.mjs`` (the
-calculators) ever load them; see ``atlas/webbundle.py``.
+calculators) ever load them; see ``atlas/data/webbundle.py``.
 
 It also writes the service worker ``sw.js`` at the site root (from
 ``docs/assets/javascripts/sw.js`` with a manifest of the runtime files and
@@ -37,8 +37,8 @@ from mkdocs.exceptions import Abort
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from atlas import REPO_ROOT, webbundle
-from atlas.dataset import load_dataset
+from atlas.data import REPO_ROOT, webbundle
+from atlas.data.dataset import load_dataset
 from calcview.page import ENTRY_POINT as CALCULATOR_ENTRY_POINT
 from calcview.page import config_json
 from kernelview.page import ENTRY_POINTS as KERNEL_ENTRY_POINTS

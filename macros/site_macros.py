@@ -5,15 +5,15 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas import tables
-from atlas.safe import inline_text
+from atlas.data import tables
+from atlas.data.safe import inline_text
 
 
 def register(env, ctx):
     @env.macro
     def device_table(columns=tables.DEFAULT_COLUMNS, kind=None, ids=None, segment=None, sort=None,
                      groups=False, filterable=False):
-        """Sortable comparison table; see atlas.tables.device_table."""
+        """Sortable comparison table; see atlas.data.tables.device_table."""
         return tables.device_table(
             ctx.dataset.devices, ctx.lang(), columns=columns, kind=kind, ids=ids, segment=segment, sort=sort,
             groups=groups, filterable=filterable,
@@ -21,7 +21,7 @@ def register(env, ctx):
 
     @env.macro
     def device_filters(price=False):
-        """The filters for the page's tables made with filterable=True; see atlas.tables.filter_form."""
+        """The filters for the page's tables made with filterable=True; see atlas.data.tables.filter_form."""
         return tables.filter_form(ctx.dataset.devices, ctx.lang(), price=price)
 
     @env.macro

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 import l10n
-from atlas import tables
-from atlas.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
+from atlas.data import tables
+from atlas.data.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
 from calculators import engines, fitted
 from calculators.fields import field_number
 

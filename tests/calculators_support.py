@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from atlas.dataset import load_dataset
-from atlas.export import export_dataset
+from atlas.data.dataset import load_dataset
+from atlas.data.export import export_dataset
 from calculators.api import handle
 from calculators.catalog import Catalog
 

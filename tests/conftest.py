@@ -19,7 +19,7 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import pytest  # noqa: E402
 
-from atlas import REPO_ROOT  # noqa: E402
+from atlas.data import REPO_ROOT  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -34,7 +34,7 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def dataset():
-    from atlas.dataset import load_dataset
+    from atlas.data.dataset import load_dataset
 
     return load_dataset()
 
@@ -116,14 +116,14 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @functools.cache
 def _headers_rules(directory: str):
-    from atlas.csp import parse_headers_file
+    from atlas.data.csp import parse_headers_file
 
     path = Path(directory) / "_headers"
     return parse_headers_file(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
 def _site_headers(directory: str, url_path: str):
-    from atlas.csp import headers_for
+    from atlas.data.csp import headers_for
 
     return headers_for(url_path, _headers_rules(directory))
 

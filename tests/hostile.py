@@ -1,6 +1,6 @@
 """Hostile strings, and data sets full of them that skip validation.
 
-Validation refuses markup in data files (``atlas.checks.common``); these
+Validation refuses markup in data files (``atlas.data.checks.common``); these
 helpers build data sets that never went through it, so the tests can show the
 second line of defence: every page, macro and calculator escapes what it shows.
 """
@@ -13,7 +13,7 @@ import html.parser
 import re
 from collections import Counter
 
-from atlas.dataset import Dataset
+from atlas.data.dataset import Dataset
 
 # Each tries a different way out of a text node or an attribute value.
 CORPUS = [

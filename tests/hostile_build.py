@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import sys
 
-import atlas.dataset  # the project is installed (make setup); run as a script, tests/ is first on sys.path
+import atlas.data.dataset  # the project is installed (make setup); run as a script, tests/ is first on sys.path
 from hostile import mixed_hostile_dataset
 
-HOSTILE = mixed_hostile_dataset(atlas.dataset.load_dataset())
-atlas.dataset.load_dataset = lambda *args, **kwargs: HOSTILE  # what every hook and macro module imports
+HOSTILE = mixed_hostile_dataset(atlas.data.dataset.load_dataset())
+atlas.data.dataset.load_dataset = lambda *args, **kwargs: HOSTILE  # what every hook and macro module imports
 
 if __name__ == "__main__":
     from mkdocs.__main__ import cli

@@ -1,6 +1,6 @@
 """The error statement next to a speed result belongs to the case's own group (issue 33).
 
-Figures are the committed cross-validated ones (``atlas/fit_report.json`` → ``calculators/accuracy_groups.py``).
+Figures are the committed cross-validated ones (``atlas/data/fit_report.json`` → ``calculators/accuracy_groups.py``).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from atlas import accuracy
-from atlas.dataset import load_dataset
+from atlas.data import accuracy
+from atlas.data.dataset import load_dataset
 from calculators import accuracy_groups, trust
 from calculators_support import ok
 

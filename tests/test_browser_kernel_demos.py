@@ -12,7 +12,7 @@ import pytest
 from test_browser_calculators import PYODIDE_FILES, assert_stayed_on_origin, renders, settle, wait_status
 
 import l10n
-from atlas import kernel_tables
+from atlas.data import kernel_tables
 from calc_results import lookup
 from kernels import roofline, systolic
 from kernelview import systolic_demo

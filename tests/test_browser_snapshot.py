@@ -14,7 +14,7 @@ import pytest
 from test_browser_calculators import assert_matches_cli, assert_stayed_on_origin, page_url, wait_status
 
 import l10n
-from atlas import webbundle
+from atlas.data import webbundle
 
 pytestmark = pytest.mark.browser
 

@@ -15,7 +15,7 @@ from page_support import html_link as link
 from test_serving_page import calculator_calls, macro_calls
 
 import l10n
-from atlas.export import export_dataset
+from atlas.data.export import export_dataset
 from calculators import cost
 from calculators.catalog import Catalog
 from calculators.devices import configurations, gpu_share

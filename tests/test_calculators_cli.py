@@ -5,8 +5,8 @@ import shutil
 import subprocess
 import sys
 
-from atlas.dataset import load_dataset
-from atlas.export import export_json
+from atlas.data.dataset import load_dataset
+from atlas.data.export import export_json
 from conftest import REPO_ROOT
 
 

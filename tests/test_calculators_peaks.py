@@ -5,8 +5,8 @@ from functools import cache
 
 import pytest
 
-from atlas.dataset import load_dataset
-from atlas.export import export_dataset
+from atlas.data.dataset import load_dataset
+from atlas.data.export import export_dataset
 from calculators import devices as dev
 from calculators.api import handle
 from calculators.catalog import Catalog

@@ -247,8 +247,8 @@ def test_pyweb_never_returns_non_finite_numbers(monkeypatch):
 
 
 def test_browser_entry_reads_the_export_and_renders(tmp_path, monkeypatch):
-    from atlas.dataset import load_dataset
-    from atlas.export import export_json
+    from atlas.data.dataset import load_dataset
+    from atlas.data.export import export_json
 
     (tmp_path / "atlas-data.json").write_text(export_json(load_dataset()), encoding="utf-8")
     monkeypatch.setattr(pyweb, "DATA_DIR", str(tmp_path))

@@ -22,7 +22,7 @@ import pytest
 
 import l10n
 import pyweb
-from atlas import REPO_ROOT
+from atlas.data import REPO_ROOT
 from calculators.catalog import Catalog
 from calculators.hf_config import hf_config_param_count
 from calculators_support import catalog

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from atlas import chart_inputs
+from atlas.data import chart_inputs
 from conftest import REPO_ROOT
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
@@ -84,7 +84,7 @@ CASE_70B = {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": 8192}
 
 @pytest.fixture(scope="module")
 def catalog(dataset):
-    from atlas import chart_estimates
+    from atlas.data import chart_estimates
 
     return chart_estimates.catalog(dataset)
 
@@ -98,7 +98,7 @@ def vram(params, catalog):
 
 
 def test_breakdown_bar_is_the_estimators_breakdown(catalog):
-    from atlas import chart_estimates
+    from atlas.data import chart_estimates
 
     bar = chart_estimates.breakdown_bar(CASE_70B, "de", catalog)
     expected = vram(CASE_70B, catalog)
@@ -109,7 +109,7 @@ def test_breakdown_bar_is_the_estimators_breakdown(catalog):
 
 
 def test_threshold_and_marker_come_from_the_estimators(catalog):
-    from atlas import chart_estimates
+    from atlas.data import chart_estimates
     from calculators.api import handle
 
     line = chart_estimates.capacity_threshold(CASE_70B, "en", catalog)
@@ -125,7 +125,7 @@ def test_threshold_and_marker_come_from_the_estimators(catalog):
 
 
 def test_bad_estimate_parameters_stop_with_the_estimators_message(catalog):
-    from atlas import chart_estimates
+    from atlas.data import chart_estimates
 
     with pytest.raises(chart_estimates.EstimateError, match="llama-3.1-70b"):  # the close match it suggests
         chart_estimates.breakdown_bar({"model": "llama-3.1-7b", "weights": "q4_k_m"}, "en", catalog)
@@ -186,7 +186,7 @@ def test_calculator_results_draw_with_the_standard_library_alone(dataset, tmp_pa
     import json
     import subprocess
 
-    from atlas.export import export_json
+    from atlas.data.export import export_json
 
     data = tmp_path / "atlas-data.json"
     data.write_text(export_json(dataset), encoding="utf-8")
@@ -205,7 +205,7 @@ vram = handle({"command": "vram", "lang": "de", "params": {"model": "llama-3.1-7
 roof = charts.roofline_figure(lang="de", **estimates.speed_roofline(speed, "de"))
 bars = charts.memory_breakdown_figure([estimates.vram_bar(vram, "de")], "de",
                                       capacities=[{"label": "H100 SXM", "capacity_gib": 80}])
-third = sorted(m for m in sys.modules if m.split(".")[0] in ("yaml", "pandas", "numpy", "atlas", "jinja2"))
+third = sorted(m for m in sys.modules if m.split(".")[0] in ("yaml", "pandas", "numpy", "jinja2") or m.startswith("atlas.data"))
 print(json.dumps({"roof": roof, "bars": bars, "intensity": speed["arithmetic_intensity"],
                   "total": vram["total_gib"], "third": third}))
 """
@@ -239,7 +239,7 @@ def test_per_dollar_charts_read_the_dated_price_lists(dataset):
     """Cloud: the median over each provider's newest hourly price; purchase: the newest purchase price."""
     import statistics
 
-    from atlas.price_lists import prices_by_device
+    from atlas.data.price_lists import prices_by_device
     from calculators import cost
 
     by_device = prices_by_device(dataset)

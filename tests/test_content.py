@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 import l10n
-from atlas import glossary
-from atlas.export import export_dataset
+from atlas.data import glossary
+from atlas.data.export import export_dataset
 from calculators import roofline
 from calculators.api import handle
 from calculators.catalog import Catalog
@@ -488,7 +488,7 @@ def test_decision_guide_energy_example(built_site, dataset):
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 def test_decision_guide_price_table_lists_every_dated_price(built_site, dataset, lang):
-    from atlas.price_lists import prices_by_device
+    from atlas.data.price_lists import prices_by_device
     from calculators import cost
 
     html = built_path(built_site, "guide/decide", lang).read_text(encoding="utf-8")

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from atlas.dataset import load_dataset
-from atlas.errors import DataValidationError
-from atlas.scaffold import ScaffoldError, write_scaffold
+from atlas.data.dataset import load_dataset
+from atlas.data.errors import DataValidationError
+from atlas.data.scaffold import ScaffoldError, write_scaffold
 from conftest import REPO_ROOT
 
 TODAY = datetime.date(2026, 12, 6)  # on or after the newest date in data/

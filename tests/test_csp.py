@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from atlas import csp
+from atlas.data import csp
 from conftest import REPO_ROOT
 
 PAGE = """<!doctype html><html lang="en"><head>
@@ -78,7 +78,7 @@ def test_headers_file_covers_every_page(built_site):
 
 def test_command_prints_the_nginx_snippet(built_site):
     result = subprocess.run(
-        [sys.executable, "-m", "atlas", "csp", str(built_site), "--format", "nginx"],
+        [sys.executable, "-m", "atlas.data", "csp", str(built_site), "--format", "nginx"],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

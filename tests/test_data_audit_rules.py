@@ -4,7 +4,7 @@ not half, and estimates beside a stated figure. Broken fixtures are in tests/fix
 
 import pytest
 
-from atlas.checks.devices import estimate_problems, sparsity_problems
+from atlas.data.checks.devices import estimate_problems, sparsity_problems
 
 
 def entry(precision="bf16", sparsity="dense", tflops=835.5, **extra):

@@ -1,7 +1,7 @@
 """The fast paths of loading the data set give exactly what the slow ones give.
 
-libyaml's C parser reads every data file (``atlas.yamlfile``); the command line reads the validated
-export from a cache keyed by the files' content (``atlas.export_cache``). Both must be invisible:
+libyaml's C parser reads every data file (``atlas.data.yamlfile``); the command line reads the validated
+export from a cache keyed by the files' content (``atlas.data.export_cache``). Both must be invisible:
 the same data and line numbers as the pure-Python parser, the same export as a fresh validation,
 and a new key as soon as one byte of the data changes.
 """
@@ -14,10 +14,10 @@ import shutil
 import pytest
 import yaml
 
-from atlas import yamlfile
-from atlas.dataset import DATA_DIR, DataValidationError
-from atlas.export import export_json
-from atlas.export_cache import cached_export_json, content_key
+from atlas.data import yamlfile
+from atlas.data.dataset import DATA_DIR, DataValidationError
+from atlas.data.export import export_json
+from atlas.data.export_cache import cached_export_json, content_key
 
 DATA_FILES = sorted(p for p in DATA_DIR.rglob("*") if p.suffix in (".yaml", ".yml"))
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.dataset import load_dataset
-from atlas.errors import DataValidationError
+from atlas.data.dataset import load_dataset
+from atlas.data.errors import DataValidationError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invalid_devices"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
@@ -73,11 +73,11 @@ def test_validate_command_exit_codes(tmp_path):
 
     from conftest import REPO_ROOT
 
-    ok = subprocess.run([sys.executable, "-m", "atlas", "validate"], cwd=REPO_ROOT, capture_output=True, text=True)
+    ok = subprocess.run([sys.executable, "-m", "atlas.data", "validate"], cwd=REPO_ROOT, capture_output=True, text=True)
     assert ok.returncode == 0 and "Data set OK" in ok.stdout
     shutil.copytree(FIXTURES / "negative", tmp_path / "hardware" / "test", ignore=shutil.ignore_patterns("expect.txt"))
     bad = subprocess.run(
-        [sys.executable, "-m", "atlas", "validate", "--data", str(tmp_path)],
+        [sys.executable, "-m", "atlas.data", "validate", "--data", str(tmp_path)],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

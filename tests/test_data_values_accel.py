@@ -7,7 +7,7 @@ in the schema: GiB, GB/s, TFLOP/s (TOPS for integer precisions), W.
 
 import pytest
 
-from atlas.frame import KINDS
+from atlas.data.frame import KINDS
 from calculators.fields import field_value
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.downloads import DEVICES_CSV, FOLDER, JSON_FILE, MODELS_CSV, devices_csv, download_files
-from atlas.export import export_dataset
+from atlas.data.downloads import DEVICES_CSV, FOLDER, JSON_FILE, MODELS_CSV, devices_csv, download_files
+from atlas.data.export import export_dataset
 
 
 def rows(text: str) -> dict:

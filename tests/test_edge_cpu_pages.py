@@ -14,8 +14,8 @@ from page_support import html_link as link
 from test_serving_page import calculator_calls, macro_calls
 
 import l10n
-from atlas import tables
-from atlas.export import export_dataset
+from atlas.data import tables
+from atlas.data.export import export_dataset
 from calculators.api import handle
 from calculators.catalog import Catalog
 from calculators.fields import field_number

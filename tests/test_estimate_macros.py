@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 import l10n
-from atlas.export import export_dataset  # noqa: E402
+from atlas.data.export import export_dataset  # noqa: E402
 from calculators.api import handle  # noqa: E402
 from calculators.catalog import Catalog  # noqa: E402
 from calculators.inputs import BY_NAME

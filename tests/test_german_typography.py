@@ -24,7 +24,7 @@ from german_typography import (
     without_names,
 )
 
-from atlas import REPO_ROOT
+from atlas.data import REPO_ROOT
 
 BAD = [
     ("percent", "eine Auslastung von 40%"),

@@ -579,8 +579,8 @@ def _llama_bytes(files) -> bytes:
 
 @pytest.fixture(scope="module")
 def export(tmp_path_factory):
-    from atlas.dataset import load_dataset
-    from atlas.export import export_json
+    from atlas.data.dataset import load_dataset
+    from atlas.data.export import export_json
 
     path = tmp_path_factory.mktemp("export") / "atlas-data.json"
     path.write_text(export_json(load_dataset()), encoding="utf-8")

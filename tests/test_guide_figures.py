@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from atlas import prices
-from atlas.reference_prices import ELECTRICITY_PRICES, electricity_price
+from atlas.data import prices
+from atlas.data.reference_prices import ELECTRICITY_PRICES, electricity_price
 from calculators.energy import energy_cost
 from calculators.fields import field_number
 from macros import guide_macros
@@ -61,7 +61,7 @@ def test_money_and_price_are_localized(lang, amount, price):
 
 
 def _price(kind, usd, as_of, usd_high=None, provider=None):
-    """One entry as atlas.price_lists.prices_by_device gives it (plain values, per device)."""
+    """One entry as atlas.data.price_lists.prices_by_device gives it (plain values, per device)."""
     return {"kind": kind, "usd": usd, "usd_high": usd_high, "as_of": as_of, "provider": provider, "region": None,
             "list": None, "source_title": f"Source of {provider or kind}", "source_url": "https://example.org/" + kind}
 

@@ -97,8 +97,8 @@ def test_fixtures_run_through_the_calculator(name):
 
 
 def test_cli_takes_a_config(tmp_path):
-    from atlas.dataset import load_dataset
-    from atlas.export import export_json
+    from atlas.data.dataset import load_dataset
+    from atlas.data.export import export_json
 
     export = tmp_path / "atlas-data.json"
     export.write_text(export_json(load_dataset()), encoding="utf-8")

@@ -5,8 +5,8 @@ import datetime
 
 import pytest
 
-from atlas.checks.host_memory import host_memory_problems, peak_bandwidth_gb_s
-from atlas.schema import schema_problems
+from atlas.data.checks.host_memory import host_memory_problems, peak_bandwidth_gb_s
+from atlas.data.schema import schema_problems
 
 TODAY = datetime.date(2026, 12, 6)  # on or after the newest access date in data/
 

@@ -12,7 +12,7 @@ SOURCE = "atlas-h200-transformers-eager-2026-12-04"
 
 @pytest.fixture(scope="module")
 def cases(dataset):
-    from atlas.checks.inference import cases as file_cases
+    from atlas.data.checks.inference import cases as file_cases
 
     return file_cases(dataset.inference[SOURCE])
 

@@ -21,12 +21,12 @@ import markdown
 import pytest
 
 import l10n
-from atlas.glossary import GROUPS
+from atlas.data.glossary import GROUPS
 from conftest import REPO_ROOT
 from hostile import CORPUS, HOSTILE_URLS, hostile_dataset, markup_problems, shape
 
 PLAIN = "Plain text"
-ELECTRICITY = "eu-nonhousehold-low-2023h2"  # a stored electricity price (atlas.reference_prices)
+ELECTRICITY = "eu-nonhousehold-low-2023h2"  # a stored electricity price (atlas.data.reference_prices)
 
 
 def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
@@ -258,7 +258,7 @@ def outputs(dataset, lang: str) -> dict[str, str]:
 
 @cache
 def plain_outputs(lang: str):
-    from atlas.dataset import load_dataset
+    from atlas.data.dataset import load_dataset
 
     return outputs(hostile_dataset(load_dataset(), PLAIN), lang)
 

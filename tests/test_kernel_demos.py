@@ -12,7 +12,7 @@ import pytest
 
 import l10n
 import pyweb
-from atlas import kernel_tables
+from atlas.data import kernel_tables
 from calc_results import lookup, result_elements
 from calculators.catalog import Catalog
 from calculators_support import catalog
@@ -216,7 +216,7 @@ ROOFLINE = [
 def test_roofline_entry_equals_the_model(params, device_id, precision, intensity, lang, dataset):
     out = call("kernels.roofline", params, lang)
     assert out["ok"], out["errors"]
-    # the peak the build-time roofline tables use (kernels.devices.peak through atlas.kernel_tables)
+    # the peak the build-time roofline tables use (kernels.devices.peak through atlas.data.kernel_tables)
     _, peak, bandwidth = kernel_tables.device_roof(dataset.devices, device_id, precision)
     result = out["result"]
     assert result["roofline"] == roofline.explore(peak["value"], bandwidth, intensity)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from atlas import kernel_tables
+from atlas.data import kernel_tables
 
 
 def entry(**changes):

@@ -294,7 +294,7 @@ def test_bad_systolic_input(value, key):
 def test_in_page_modules_need_only_the_standard_library(tmp_path):
     code = (
         "import sys; sys.path.insert(0, '.'); from kernels import roofline, systolic; "  # -I -S: only the checkout
-        "third = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'yaml', 'jsonschema', 'atlas', 'torch', 'jax')); "
+        "third = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'yaml', 'jsonschema', 'torch', 'jax') or m.startswith('atlas.data')); "
         "print(third, roofline.critical_intensity(989.4, 3350) > 295, systolic.cycles(4, 4, 4, 4))"
     )
     done = subprocess.run([sys.executable, "-I", "-S", "-c", code], cwd=REPO_ROOT, capture_output=True, text=True)
@@ -396,7 +396,7 @@ def numpy_result(dataset):
 def test_record_writes_a_valid_measurement(dataset, tmp_path):
     import shutil
 
-    from atlas.dataset import load_dataset
+    from atlas.data.dataset import load_dataset
 
     entry = record.measurement(numpy_result(dataset), contributor="tester")
     assert entry["device"] is None and entry["device_name"] == "AMD EPYC"
@@ -423,7 +423,7 @@ def test_record_refuses_wrong_or_interpreted_results(dataset):
 
 def test_data_set_is_read_without_jsonschema(monkeypatch):
     """A GPU machine may have PyYAML but not jsonschema: the demos still find the peaks, and say they did not validate."""
-    for name in ("atlas.dataset", "atlas.schema"):
+    for name in ("atlas.data.dataset", "atlas.data.schema"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     monkeypatch.setitem(sys.modules, "jsonschema", None)
     found, note = devices.load_devices()

@@ -154,7 +154,7 @@ def fused_result(dataset, op):
 
 
 def test_record_keeps_layernorm_apart_and_valid(dataset, tmp_path):
-    from atlas.dataset import load_dataset
+    from atlas.data.dataset import load_dataset
 
     softmax, layernorm = (record.measurement(fused_result(dataset, op)) for op in ("softmax", "layernorm"))
     assert softmax["id"].startswith("h200-sxm-fused-torch-softmax-32768-8192-fp32-")
@@ -170,8 +170,8 @@ def test_record_keeps_layernorm_apart_and_valid(dataset, tmp_path):
 
 
 def test_schema_refuses_an_unknown_op(dataset, tmp_path):
-    from atlas.dataset import load_dataset
-    from atlas.errors import DataValidationError
+    from atlas.data.dataset import load_dataset
+    from atlas.data.errors import DataValidationError
 
     entry = record.measurement(fused_result(dataset, "layernorm"))
     entry["params"]["op"] = "rmsnorm"

@@ -10,9 +10,9 @@ from functools import cache
 import pytest
 
 import calcview
-from atlas.dataset import kv_quality_problems, load_dataset
-from atlas.export import export_dataset
-from atlas.schema import schema_problems
+from atlas.data.dataset import kv_quality_problems, load_dataset
+from atlas.data.export import export_dataset
+from atlas.data.schema import schema_problems
 from calculators import cli
 from calculators.api import handle
 from calculators.memory import kv_cache_bytes

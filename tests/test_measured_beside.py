@@ -13,9 +13,9 @@ import sys
 
 import pytest
 
-from atlas.checks.inference import cases as file_cases
-from atlas.dataset import load_dataset
-from atlas.export import MEASURED_FIELDS, export_dataset, measured_rows
+from atlas.data.checks.inference import cases as file_cases
+from atlas.data.dataset import load_dataset
+from atlas.data.export import MEASURED_FIELDS, export_dataset, measured_rows
 from calculators import measured
 from calculators.api import handle
 from calculators.catalog import Catalog, CatalogError

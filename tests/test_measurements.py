@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from atlas.checks.measurements import measurement_references
-from atlas.dataset import CROSS_CHECKS, load_dataset
-from atlas.errors import DataValidationError
+from atlas.data.checks.measurements import measurement_references
+from atlas.data.dataset import CROSS_CHECKS, load_dataset
+from atlas.data.errors import DataValidationError
 from conftest import REPO_ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invalid_measurements"
@@ -67,7 +67,7 @@ def test_result_within_tolerance_of_peak_passes(tmp_path):
 
 
 def test_measurement_references_are_a_cross_check():
-    """The device check runs with atlas.dataset's other cross-collection checks, once every file is valid on its own."""
+    """The device check runs with atlas.data.dataset's other cross-collection checks, once every file is valid on its own."""
     assert measurement_references in CROSS_CHECKS
 
 

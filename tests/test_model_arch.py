@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from atlas.checks.models import model_problems, parameter_count_problems
+from atlas.data.checks.models import model_problems, parameter_count_problems
 from calculators import cli
 from calculators import defaults as d
 from calculators import devices as dev

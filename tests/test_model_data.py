@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.dataset import load_dataset
-from atlas.errors import DataValidationError
+from atlas.data.dataset import load_dataset
+from atlas.data.errors import DataValidationError
 from calculators.models import ModelSpec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invalid_models"

@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from atlas.dataset import load_dataset
-from atlas.export import export_dataset
-from atlas.scaffold import write_scaffold
+from atlas.data.dataset import load_dataset
+from atlas.data.export import export_dataset
+from atlas.data.scaffold import write_scaffold
 from calculators.api import handle
 from calculators.catalog import Catalog
 from conftest import copy_repo_for_build, run_mkdocs_build

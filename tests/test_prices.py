@@ -7,10 +7,16 @@ import shutil
 
 import pytest
 
-from atlas.checks.prices import per_device_usd, price_problems, price_references, prices_by_device, reference_problems
-from atlas.dataset import COLLECTIONS, CROSS_CHECKS, load_dataset
-from atlas.errors import DataValidationError
-from atlas.schema import schema_problems
+from atlas.data.checks.prices import (
+    per_device_usd,
+    price_problems,
+    price_references,
+    prices_by_device,
+    reference_problems,
+)
+from atlas.data.dataset import COLLECTIONS, CROSS_CHECKS, load_dataset
+from atlas.data.errors import DataValidationError
+from atlas.data.schema import schema_problems
 from calculators import cost
 from conftest import REPO_ROOT
 
@@ -115,7 +121,7 @@ def test_prices_by_device_groups_all_files():
 
 @pytest.mark.parametrize("path", PRICE_FILES, ids=[p.stem for p in PRICE_FILES])
 def test_shipped_price_file_is_valid_on_its_own(path):
-    from atlas.yamlfile import read_yaml
+    from atlas.data.yamlfile import read_yaml
 
     data = read_yaml(path).data
     assert data["id"] == path.stem
@@ -164,7 +170,7 @@ MACHINE_PRICES = [  # (device, list id, usd, memory_gib or None) as the new pric
 
 @pytest.mark.parametrize("device_id,list_id,usd,memory_gib", MACHINE_PRICES)
 def test_machine_price_is_filed_and_exported(device_id, list_id, usd, memory_gib):
-    from atlas.yamlfile import read_yaml
+    from atlas.data.yamlfile import read_yaml
     from calculators_support import catalog
 
     data = read_yaml(REPO_ROOT / "data" / "prices" / f"{list_id}.yaml").data

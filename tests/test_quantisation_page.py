@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 import l10n
-from atlas import quantisation as q
-from atlas.export import export_dataset
+from atlas.data import quantisation as q
+from atlas.data.export import export_dataset
 from calculators import defaults as d
 from calculators.api import handle
 from calculators.catalog import Catalog

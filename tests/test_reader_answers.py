@@ -205,7 +205,7 @@ def test_every_field_has_a_help_line(command, lang):
 
 
 def test_glossary_links_point_at_glossary_entries():
-    from atlas.glossary import ENTRIES
+    from atlas.data.glossary import ENTRIES
 
     slugs = {e.slug for e in ENTRIES}
     assert set(form.GLOSSARY.values()) <= slugs

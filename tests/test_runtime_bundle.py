@@ -12,8 +12,8 @@ from io import BytesIO
 import pytest
 
 import pyweb
-from atlas import webbundle
-from atlas.dataset import load_dataset
+from atlas.data import webbundle
+from atlas.data.dataset import load_dataset
 from conftest import REPO_ROOT
 from macros import runtime_hooks
 

@@ -1,9 +1,9 @@
-"""atlas.safe: what may become a link, and data text in running Markdown."""
+"""atlas.data.safe: what may become a link, and data text in running Markdown."""
 
 import markdown
 import pytest
 
-from atlas.safe import http_url, inline_text
+from atlas.data.safe import http_url, inline_text
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 import l10n
-from atlas.export import export_dataset
+from atlas.data.export import export_dataset
 from calculators.api import handle
 from calculators.catalog import Catalog
 from calculators.inputs import BY_NAME, parse
@@ -180,7 +180,7 @@ def test_throughput_grows_with_concurrency_while_each_sequence_slows(catalog, de
 
 def test_decode_stays_memory_bound_and_prefill_compute_bound_as_the_page_says(catalog, dataset):
     """The intensities the page quotes against the H100's critical intensity (FP8 and BF16 matrix peaks)."""
-    from atlas import chart_estimates
+    from atlas.data import chart_estimates
     from calculators import roofline
     from calculators.fields import field_number
 
@@ -261,7 +261,7 @@ def test_built_calculator_links_are_the_sources_and_accepted(built_site, catalog
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 def test_measured_figures_are_the_data_sets(built_site, dataset, lang):
-    from atlas import quantisation as q
+    from atlas.data import quantisation as q
 
     html = cell_text(page_html(built_site, lang))
     mlx = q.measured_case(dataset.inference, "mlx-lm-benchmarks-m4-max", model="qwen3-30b-a3b", weights="mlx_4bit")

@@ -1,6 +1,6 @@
 """The fitted speed model: its physics, its fit, its cross-validated accuracy.
 
-Figures printed here are the ones the accuracy page shows (``atlas/fit_report.json``).
+Figures printed here are the ones the accuracy page shows (``atlas/data/fit_report.json``).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from atlas import accuracy, fit_speed
-from atlas.dataset import load_dataset
+from atlas.data import accuracy, fit_speed
+from atlas.data.dataset import load_dataset
 from calculators import fitted
 from calculators import speed_model as sm
 from calculators.models import ModelSpec
@@ -171,7 +171,7 @@ def test_cross_validation_never_sees_the_measurement_it_predicts():
 
 @pytest.mark.slow
 def test_committed_fit_is_what_the_data_gives():
-    """`python -m atlas fit` reproduces calculators/fitted.py: nobody edited a parameter by hand."""
+    """`python -m atlas.data fit` reproduces calculators/fitted.py: nobody edited a parameter by hand."""
     result = fit_speed.run(write=False)
     for feature, entry in result["params"].items():
         assert entry["global"] == pytest.approx(fitted.PARAMS[feature]["global"], abs=1e-3), feature

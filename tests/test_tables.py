@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from atlas import tables
+from atlas.data import tables
 
 
 def row(html: str, device_id: str) -> str:

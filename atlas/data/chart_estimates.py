@@ -12,8 +12,8 @@ in-page calculators use the same functions).
 
 from __future__ import annotations
 
-from atlas.dataset import Dataset
-from atlas.export import export_dataset
+from atlas.data.dataset import Dataset
+from atlas.data.export import export_dataset
 from calculators.api import handle
 from calculators.catalog import Catalog
 from charts import estimates

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from atlas.checks.common import not_in_future
+from atlas.data.checks.common import not_in_future
 
 # Plausible ranges per memory technology: (capacity GiB min, max), (bandwidth GB/s min, max).
 # Wide on purpose: they catch unit mix-ups (TB/s typed as GB/s, MiB as GiB), not outliers.

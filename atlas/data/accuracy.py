@@ -1,6 +1,6 @@
 """The speed model's cross-validated accuracy, as tables and chart inputs for the accuracy page.
 
-Reads ``atlas/fit_report.json`` (written by ``python -m atlas fit`` together
+Reads ``atlas/data/fit_report.json`` (written by ``python -m atlas.data fit`` together
 with ``calculators/fitted.py``): every published measurement with the
 prediction of a fit that left its source out. Nothing here computes an
 estimate; it only shows how far the estimates were from the measurements.
@@ -13,10 +13,10 @@ import math
 from html import escape
 
 import l10n
-from atlas.dataset import REPO_ROOT
+from atlas.data.dataset import REPO_ROOT
 from charts import svg
 
-REPORT = REPO_ROOT / "atlas" / "fit_report.json"
+REPORT = REPO_ROOT / "atlas" / "data" / "fit_report.json"
 GROUPS = ("decode-single-batch1", "decode-multi-or-batched", "prefill")
 TARGETS = {"decode-single-batch1": ("within_0.8_1.25", 0.85), "decode-multi-or-batched": ("within_0.67_1.5", 0.75),
            "prefill": ("within_0.67_1.5", 0.75)}
@@ -142,7 +142,7 @@ GROUPS_PY = REPO_ROOT / "calculators" / "accuracy_groups.py"
 
 
 def _figures(ratios: list[float]) -> dict:
-    """The figures of ``atlas.fit_speed.summarise`` for one group of cases (ratios as the report stores them)."""
+    """The figures of ``atlas.data.fit_speed.summarise`` for one group of cases (ratios as the report stores them)."""
     logs = sorted(abs(math.log(r)) for r in ratios)
     ordered = sorted(ratios)
     middle = len(ordered) // 2
@@ -178,8 +178,8 @@ def groups_module(report: dict, devices: dict) -> str:
     import pprint
 
     return (
-        '"""Cross-validated error of the speed model per group of measured cases — written by ``python -m atlas fit``\n'
-        "from ``atlas/fit_report.json`` (``atlas.accuracy.write_groups``); do not edit.\n\n"
+        '"""Cross-validated error of the speed model per group of measured cases — written by ``python -m atlas.data fit``\n'
+        "from ``atlas/data/fit_report.json`` (``atlas.data.accuracy.write_groups``); do not edit.\n\n"
         "GROUPS: per phase ('prefill'), phase and engine ('prefill|llama.cpp') and phase, engine and device class\n"
         "('prefill|llama.cpp|nvidia-geforce'): cases, share within ×0.8–1.25 and ×0.67–1.5, median ratio, median\n"
         "and 80th-percentile error. ``calculators.trust`` picks the group a speed result belongs to.\n"
@@ -192,7 +192,7 @@ def groups_module(report: dict, devices: dict) -> str:
 def write_groups(report: dict | None = None, devices: dict | None = None) -> None:
     """Write ``calculators/accuracy_groups.py`` from the report (by default the committed one)."""
     if devices is None:
-        from atlas.dataset import load_dataset
+        from atlas.data.dataset import load_dataset
 
         devices = load_dataset().devices
     GROUPS_PY.write_text(groups_module(report or load_report(), devices), encoding="utf-8")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime
 
-from atlas.checks.common import not_in_future
+from atlas.data.checks.common import not_in_future
 
 LLM_RESULTS = ("prefill_tokens_per_s", "decode_tokens_per_s")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas.frame import select_devices
-from atlas.safe import http_url, inline_text
+from atlas.data.frame import select_devices
+from atlas.data.safe import http_url, inline_text
 from calculators.fields import NUMERIC_FIELDS, ComputeField, field_value, parse_field
 
 DEFAULT_COLUMNS = ("name", "vendor", "launch_year", "memory", "bandwidth", "bf16.matrix.dense", "tdp", "sources")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime
 import difflib
 
-from atlas.checks.common import not_in_future
+from atlas.data.checks.common import not_in_future
 
 CLOUD = "cloud-per-hour"
 RANGE = "street-range"

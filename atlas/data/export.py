@@ -4,7 +4,7 @@
 "models": {id: model}, "prices": {...}, "measurements": {...}}`` with every device
 and model exactly as in its YAML file (dates as ISO strings), and the published
 LLM speed measurements flattened to one plain row per case (``measured_rows``),
-which the calculators list beside an estimate, never use for it. The command line (``python -m atlas export out.json``), the
+which the calculators list beside an estimate, never use for it. The command line (``python -m atlas.data export out.json``), the
 calculators' own command line and the site build all produce it here, and the
 browser fetches it as ``atlas-data.json``; ``calculators.catalog.Catalog``
 reads it with the standard library alone.
@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from atlas.checks.inference import cases as file_cases
-from atlas.dataset import DATA_DIR, Dataset, load_dataset
-from atlas.price_lists import prices_by_device
+from atlas.data.checks.inference import cases as file_cases
+from atlas.data.dataset import DATA_DIR, Dataset, load_dataset
+from atlas.data.price_lists import prices_by_device
 
 EXPORT_SCHEMA_VERSION = 1
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 
-from atlas.checks.common import not_in_future
+from atlas.data.checks.common import not_in_future
 
 # How far a filed bandwidth may sit from bus bytes x transfer rate (vendors round: 460.8 vs 460.80, 136.5 vs 136.53).
 BANDWIDTH_TOLERANCE = 0.01

@@ -9,7 +9,7 @@ region and source. Build side only.
 
 from __future__ import annotations
 
-from atlas.dataset import Dataset
+from atlas.data.dataset import Dataset
 
 
 def prices_by_device(dataset: Dataset) -> dict[str, list[dict]]:

@@ -2,7 +2,7 @@
 
 ``measurement_problems`` looks at one file on its own: the date is not in the
 future and the command runs the demo the file says it measured.
-``measurement_references`` is one of ``atlas.dataset.CROSS_CHECKS`` and runs
+``measurement_references`` is one of ``atlas.data.dataset.CROSS_CHECKS`` and runs
 once every entry is valid on its own: the device id exists in
 ``data/hardware/``, and the result does not beat that device's peak by more
 than ``PEAK_TOLERANCE`` — a result above the peak means
@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime
 import difflib
 
-from atlas.checks.common import not_in_future
+from atlas.data.checks.common import not_in_future
 from calculators.demo_peaks import peak
 
 # A measurement may exceed the data set's peak by at most 5 %: vendors quote

@@ -15,7 +15,7 @@ import io
 import zipfile
 from pathlib import Path
 
-from atlas import REPO_ROOT
+from atlas.data import REPO_ROOT
 
 # Files of the pinned npm package that the browser needs. The lock file is
 # written trimmed (see ``pyodide_lock``), the rest is copied as it is.
@@ -112,7 +112,7 @@ def site_bundle(root: Path = REPO_ROOT) -> tuple[bytes, str]:
 
 def site_data(dataset) -> tuple[bytes, str]:
     """The data export the browser reads (``atlas-data.json``) and its version hash."""
-    from atlas.export import export_json
+    from atlas.data.export import export_json
 
     content = export_json(dataset).encode("utf-8")
     return content, version_of(content)

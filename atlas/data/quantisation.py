@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 
 import l10n
-from atlas.chart_estimates import estimate
+from atlas.data.chart_estimates import estimate
 from calculators import defaults as d
 from calculators.catalog import Catalog
 from calculators.defaults import Source

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "data" / "schema"
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "data" / "schema"
 
 
 @cache

@@ -13,8 +13,8 @@ import datetime
 import re
 from pathlib import Path
 
-from atlas.dataset import DATA_DIR, load_dataset
-from atlas.yamlfile import read_yaml
+from atlas.data.dataset import DATA_DIR, load_dataset
+from atlas.data.yamlfile import read_yaml
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
 VENDOR_FOLDER = re.compile(r"^[a-z0-9-]+$")

@@ -14,8 +14,8 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas.safe import http_url
-from atlas.tables import format_figure
+from atlas.data.safe import http_url
+from atlas.data.tables import format_figure
 from calculators import cost
 
 COLUMNS = ("col.name", "col.price_kind", "col.price_amount", "col.price_as_of", "col.sources")
@@ -53,7 +53,7 @@ def source_link(title: str, url: str) -> str:
 
 
 def price_table(prices_by_device: dict, devices: dict, lang: str) -> str:
-    """HTML table of every priced device (``atlas.price_lists.prices_by_device``); a localized note when none is."""
+    """HTML table of every priced device (``atlas.data.price_lists.prices_by_device``); a localized note when none is."""
     rows = price_rows(prices_by_device, devices)
     if not rows:
         return f'<p class="atlas-empty">{escape(l10n.t(lang, "prices.none"))}</p>'

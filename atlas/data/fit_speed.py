@@ -1,6 +1,6 @@
 """Fit the speed model's parameters on the published measurements, and cross-validate it.
 
-``python -m atlas fit`` (``make fit``) reads every LLM case in
+``python -m atlas.data fit`` (``make fit``) reads every LLM case in
 ``data/inference/``, computes its physical terms with
 ``calculators.speed_model.terms`` — the very function the calculators
 predict with — and finds the parameters θ that minimise the robust sum of
@@ -12,7 +12,7 @@ the coarser value. It writes
 - ``calculators/fitted.py``: the parameters, the fit's provenance (date,
   cases, sources, residuals) and the cross-validated error per group of
   cases — what the calculators and the browser read;
-- ``atlas/fit_report.json``: every case with its measured value and its
+- ``atlas/data/fit_report.json``: every case with its measured value and its
   cross-validated prediction, for the accuracy page.
 
 Cross-validation leaves one source out at a time (a file and the files it
@@ -31,16 +31,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import least_squares
 
-from atlas import accuracy
-from atlas.checks.inference import cases as file_cases
-from atlas.dataset import REPO_ROOT, Dataset, load_dataset
+from atlas.data import accuracy
+from atlas.data.checks.inference import cases as file_cases
+from atlas.data.dataset import REPO_ROOT, Dataset, load_dataset
 from calculators import devices as dev
 from calculators import speed_model as sm
 from calculators.defaults import WEIGHT_FORMATS
 from calculators.models import ModelSpec
 
 FITTED_PY = REPO_ROOT / "calculators" / "fitted.py"
-REPORT_JSON = REPO_ROOT / "atlas" / "fit_report.json"
+REPORT_JSON = REPO_ROOT / "atlas" / "data" / "fit_report.json"
 
 # Priors: (value, spread in natural-log units). Efficiencies as fractions, times in seconds.
 PRIORS: dict[str, tuple[float, float]] = {
@@ -407,7 +407,7 @@ def refused_counts(refused: list[dict]) -> dict:
 
 def write_fitted(params: dict, report: dict) -> None:
     text = (
-        '"""Fitted parameters of the speed model — written by ``python -m atlas fit`` (``make fit``); do not edit.\n\n'
+        '"""Fitted parameters of the speed model — written by ``python -m atlas.data fit`` (``make fit``); do not edit.\n\n'
         "PARAMS: per feature of ``calculators.speed_model.FEATURES`` a global value and the per-engine,\n"
         "per-engine-and-device-class and per-link corrections the measurements support (logits of efficiencies,\n"
         "natural logarithms of seconds). PROVENANCE: when and on what it was fitted, and the cross-validated\n"

@@ -15,17 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atlas import REPO_ROOT
-from atlas.checks.common import text_problems
-from atlas.checks.devices import device_problems, runtime_name_key
-from atlas.checks.host_memory import host_memory_problems
-from atlas.checks.inference import inference_problems, inference_references
-from atlas.checks.measurements import measurement_problems, measurement_references
-from atlas.checks.models import model_problems
-from atlas.checks.prices import price_problems, price_references
-from atlas.errors import DataError, DataValidationError, dotted
-from atlas.schema import schema_problems
-from atlas.yamlfile import YamlSyntaxError, read_yaml
+from atlas.data import REPO_ROOT
+from atlas.data.checks.common import text_problems
+from atlas.data.checks.devices import device_problems, runtime_name_key
+from atlas.data.checks.host_memory import host_memory_problems
+from atlas.data.checks.inference import inference_problems, inference_references
+from atlas.data.checks.measurements import measurement_problems, measurement_references
+from atlas.data.checks.models import model_problems
+from atlas.data.checks.prices import price_problems, price_references
+from atlas.data.errors import DataError, DataValidationError, dotted
+from atlas.data.schema import schema_problems
+from atlas.data.yamlfile import YamlSyntaxError, read_yaml
 
 _ID_LINE = re.compile(r"^id:\s*['\"]?([a-z0-9][a-z0-9.-]*)")
 _KEY_LINE = re.compile(r"^\s*(?:-\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*:")

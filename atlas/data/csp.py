@@ -18,7 +18,7 @@ console error, in a ``<meta>`` tag), so the meta policy leaves it out.
 
 The build (``macros/csp_hooks.py``) writes the policy into every page as a
 ``<meta http-equiv>`` tag with that page's hashes, and ``_headers`` (Netlify,
-Cloudflare Pages) with the hashes of all pages; ``python -m atlas csp SITE``
+Cloudflare Pages) with the hashes of all pages; ``python -m atlas.data csp SITE``
 prints the same header for other servers (nginx, Apache, Caddy).
 """
 

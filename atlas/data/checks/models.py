@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 
-from atlas.checks.common import not_in_future
+from atlas.data.checks.common import not_in_future
 from calculators.models import BILLION, ModelSpec
 
 # How far a preset's stated parameters may be from what its architecture implies (calculators.models).

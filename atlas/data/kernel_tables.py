@@ -14,7 +14,7 @@ from __future__ import annotations
 from html import escape
 
 import l10n
-from atlas.tables import format_figure
+from atlas.data.tables import format_figure
 from calculators import demo_peaks
 from calculators.fields import parse_field
 from calculators.roofline import attainable_tflops, critical_intensity, matmul_intensity

@@ -3,9 +3,9 @@
 Written into the built site under ``downloads/`` at build time (see
 ``macros/download_hooks.py``) from the same validated data as every page:
 
-- ``accelerator-atlas.json``: ``atlas.export`` (devices and models with
+- ``accelerator-atlas.json``: ``atlas.data.export`` (devices and models with
   every source, ``schema_version`` at the top);
-- ``accelerator-atlas-devices.csv``: one row per device (``atlas.frame``),
+- ``accelerator-atlas-devices.csv``: one row per device (``atlas.data.frame``),
   units in the column names (``memory_gib``, ``bandwidth_gb_s``, ``tdp_w``,
   compute as ``bf16_matrix_dense_tflops`` or ``int8_matrix_dense_tops``),
   ``schema_version`` as a column and the source URLs in the last column;
@@ -24,9 +24,9 @@ import math
 import pandas as pd
 
 import l10n
-from atlas.dataset import Dataset
-from atlas.export import EXPORT_SCHEMA_VERSION, export_json
-from atlas.frame import device_frame
+from atlas.data.dataset import Dataset
+from atlas.data.export import EXPORT_SCHEMA_VERSION, export_json
+from atlas.data.frame import device_frame
 from calculators.fields import NUMERIC_FIELDS, ComputeField, parse_field
 
 FOLDER = "downloads"  # in the site

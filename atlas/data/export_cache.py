@@ -3,7 +3,7 @@
 Validating the whole data set takes about a second; a command-line answer should take a
 fraction of that. ``cached_export_json`` validates once and keeps the export's JSON text in
 ``.cache/atlas/`` (or ``$ATLAS_CACHE_DIR``), named by a SHA-256 of everything the export depends
-on: every file under ``data/`` (schemas included), the source of the ``atlas`` package that
+on: every file under ``data/`` (schemas included), the source of the ``atlas.data`` package that
 validates and exports it, and today's date (some checks compare dates with today). Any edit to
 the data or to the checks gives another key, so a cached export is always one that passed
 validation for exactly these files. Where the cache folder cannot be written, the export is
@@ -17,10 +17,10 @@ import hashlib
 import os
 from pathlib import Path
 
-from atlas import REPO_ROOT
+from atlas.data import REPO_ROOT
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-DATA_DIR = REPO_ROOT / "data"  # as atlas.dataset.DATA_DIR, which is imported only on a cache miss (jsonschema is slow to import)
+DATA_DIR = REPO_ROOT / "data"  # as atlas.data.dataset.DATA_DIR, which is imported only on a cache miss (jsonschema is slow to import)
 
 
 def cache_dir() -> Path:
@@ -29,7 +29,7 @@ def cache_dir() -> Path:
 
 
 def content_key(data_dir: Path | str = DATA_DIR, today: datetime.date | None = None) -> str:
-    """SHA-256 (hex) over the data files, the ``atlas`` sources and ``today``: the export's identity."""
+    """SHA-256 (hex) over the data files, the ``atlas.data`` sources and ``today``: the export's identity."""
     data_dir = Path(data_dir)
     digest = hashlib.sha256((today or datetime.date.today()).isoformat().encode())
     for folder, pattern in ((data_dir, "*"), (PACKAGE_DIR, "*.py")):
@@ -40,7 +40,7 @@ def content_key(data_dir: Path | str = DATA_DIR, today: datetime.date | None = N
 
 
 def cached_export_json(data_dir: Path | str = DATA_DIR, today: datetime.date | None = None) -> str:
-    """The export's JSON text (``atlas.export.export_json``) of the validated data set under ``data_dir``.
+    """The export's JSON text (``atlas.data.export.export_json``) of the validated data set under ``data_dir``.
 
     Raises ``DataValidationError`` like ``load_dataset`` when the data are invalid (nothing is cached then).
     """
@@ -49,8 +49,8 @@ def cached_export_json(data_dir: Path | str = DATA_DIR, today: datetime.date | N
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         pass
-    from atlas.dataset import load_dataset
-    from atlas.export import export_json
+    from atlas.data.dataset import load_dataset
+    from atlas.data.export import export_json
 
     text = export_json(load_dataset(data_dir, today=today))
     try:

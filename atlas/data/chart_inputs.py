@@ -9,8 +9,8 @@ TDP in W, prices in US$ (per hour for cloud prices).
 from __future__ import annotations
 
 import l10n
-from atlas.frame import select_devices
-from atlas.kernel_tables import workloads as kernel_workloads
+from atlas.data.frame import select_devices
+from atlas.data.kernel_tables import workloads as kernel_workloads
 from calculators import cost
 from calculators.fields import PRECISIONS, field_value
 
@@ -40,7 +40,7 @@ def peak(device: dict, precision="bf16", unit: str = "matrix", sparsity: str = "
 
 
 def device_price(prices: list[dict], basis: str = "purchase") -> dict:
-    """The price fields of a chart input from a device's dated prices (``atlas.price_lists.prices_by_device``).
+    """The price fields of a chart input from a device's dated prices (``atlas.data.price_lists.prices_by_device``).
 
     basis "purchase": the newest purchase price (launch, list or reported range; ``calculators.cost``);
     "cloud": the median over the newest on-demand price of each provider, per device-hour. Empty when none.
@@ -96,7 +96,7 @@ def chart_devices(devices: dict, ids=None, kind=None, segment=None, vendor=None,
     Selection as in the tables (``ids`` in that order, else ``kind``/``segment``
     filters in name order); ``vendor`` filters further (a name or a list);
     ``price_kinds`` keeps only prices of those kinds; ``prices`` are the dated prices by device id
-    (``atlas.price_lists.prices_by_device``, ``Catalog.prices``): cloud prices when ``price_kinds`` names only
+    (``atlas.data.price_lists.prices_by_device``, ``Catalog.prices``): cloud prices when ``price_kinds`` names only
     "cloud-per-hour", else the newest purchase price.
     """
     selected = select_devices(devices, kind=kind, ids=ids, segment=segment)
@@ -118,7 +118,7 @@ def chart_devices(devices: dict, ids=None, kind=None, segment=None, vendor=None,
 
 
 def kernel_markers(lang: str, precision: str = "bf16", names=None) -> list[dict]:
-    """Roofline markers for the kernel demos' example workloads (``atlas.kernel_tables.workloads``,
+    """Roofline markers for the kernel demos' example workloads (``atlas.data.kernel_tables.workloads``,
     intensities derived by ``kernels.roofline``), labelled in ``lang``; ``names`` picks some
     ("triad", "decode", "fma", "matmul"), None takes all."""
     out = []

@@ -1,4 +1,4 @@
-"""Command line for the data set: ``python -m atlas validate``, ``export out.json``, ``new-device``, and
+"""Command line for the data set: ``python -m atlas.data validate``, ``export out.json``, ``new-device``, and
 ``csp SITE`` (the Content-Security-Policy headers for a built site)."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from atlas.dataset import DATA_DIR, load_dataset
-from atlas.errors import DataValidationError
+from atlas.data.dataset import DATA_DIR, load_dataset
+from atlas.data.errors import DataValidationError
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m atlas", description="Check the Accelerator Atlas data set.")
+    parser = argparse.ArgumentParser(prog="python -m atlas.data", description="Check the Accelerator Atlas data set.")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("validate", help="validate every data file; print one line per problem")
     check.add_argument("--data", default=str(DATA_DIR), help="data folder (default: data/)")
@@ -37,7 +37,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "fit":
-        from atlas import fit_speed
+        from atlas.data import fit_speed
 
         try:
             return fit_speed.main()
@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     if args.command == "csp":
         from pathlib import Path
 
-        from atlas import csp
+        from atlas.data import csp
 
         site = Path(args.site)
         if not (site / "index.html").is_file():
@@ -63,7 +63,7 @@ def main(argv=None) -> int:
         return 0
 
     if args.command == "export":
-        from atlas.export import write_export
+        from atlas.data.export import write_export
 
         try:
             path = write_export(args.output, args.data)
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
         return 0
 
     if args.command == "new-device":
-        from atlas.scaffold import ScaffoldError, write_scaffold
+        from atlas.data.scaffold import ScaffoldError, write_scaffold
 
         try:
             path = write_scaffold(args.id, args.vendor_folder, args.name, args.vendor, args.kind, args.like)
