@@ -212,6 +212,10 @@ BANNED: dict[str, tuple[re.Pattern, str]] = {
     "meer_aus": (re.compile(r"\b(?:ein|einem|einen)\s+Meer\s+(?:aus|von|kleiner|winziger)\b"), "„eine riesige Zahl …“"),
     # A sentence that sends the reader to a mouse must offer the tap as well: phones have no mouse.
     "nur_maus": (re.compile(r"[^.!?\n]*\bmit der Maus\b[^.!?\n]*"), "„Tippe auf … oder fahre mit der Maus darüber“"),
+    # The particle verb is written as one word where it is not split: "wer mit der Maus darüberfährt"
+    # (split only in the imperative or main clause: "fahre mit der Maus darüber").
+    "darueber_faehrt": (re.compile(r"\bMaus\s+darüber\s+(?:fährt|fährst|fahren|fuhr)\b"),
+                        "„wer mit der Maus darüberfährt“ (zusammengeschrieben)"),
 }
 
 

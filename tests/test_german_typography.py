@@ -183,6 +183,8 @@ BAD_WORDS = [
     ("nebenlaeufigkeit", "Durchsatz bei einer Nebenläufigkeit von 64"),
     ("daten_in_bewegung", "**Netzwerk und Daten in Bewegung.** FPGAs sitzen direkt am Netz."),
     ("meer_aus", "Die Logikfläche besteht aus einem Meer kleiner Lookup-Tabellen."),
+    ("darueber_faehrt", "wer auf einen Messwert tippt oder mit der Maus\n    darüber fährt, sieht den Befehl"),
+    ("darueber_faehrt", "Begriffe zeigen ihre Definition, wenn du darauf tippst oder mit der Maus darüber fährst."),
 ]
 
 GOOD_WORDS = [
@@ -210,6 +212,8 @@ GOOD_WORDS = [
     "## Verbreitete Behauptungen im Faktencheck; Werte, geprüft an Messungen; Sharding im Training",
     "das Tempo der Tokenerzeugung; Prefill und Decode; ein Decode-Schritt; die Decode-Phase",
     "Durchsatz bei 64 gleichzeitigen Anfragen; Netzwerk und Datenströme; eine riesige Zahl kleiner LUTs; am Meer",
+    "Wer auf einen Messwert tippt oder mit der Maus darüberfährt, sieht den Befehl. Tippe auf eine Zahl oder fahre\n"
+    "mit der Maus darüber.",
 ]
 
 
