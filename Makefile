@@ -26,7 +26,7 @@ help:
 	@echo "make build     build the site into site/ (strict)"
 	@echo "make validate  check the data set only"
 	@echo "make lint      ruff and the import contracts (lint-imports) over all Python (also part of make test)"
-	@echo "make fit       fit the speed model on data/inference/ and cross-validate it (writes calculators/fitted.py)"
+	@echo "make fit       fit the speed model on data/inference/ and cross-validate it (writes atlas/core/calculators/fitted.py)"
 	@echo "make bench     measure the command line and the in-page calculators (bench/cli-results.json, bench/results.json)"
 	@echo "make bench-cli measure the command line alone: median seconds per answer (goal 0.3 s)"
 	@echo "make new-device ID=rtx-5080 VENDOR_FOLDER=nvidia VENDOR=NVIDIA NAME='NVIDIA GeForce RTX 5080' KIND=gpu [LIKE=rtx-5090]"

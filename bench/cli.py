@@ -1,6 +1,6 @@
 """Benchmark of the command line (``make bench``, ``make bench-cli``; not a test).
 
-Times whole ``python -m calculators …`` processes, as a reader runs them: one first call that validates the
+Times whole ``python -m atlas …`` processes, as a reader runs them: one first call that validates the
 data set and fills the export cache (``atlas.data.export_cache``), then ``--runs`` calls each of ``vram`` and
 ``speed``, and prints the median and worst wall-clock time of each (goal: median <= 0.3 s on the 2-CPU
 development machine). Writes ``bench/cli-results.json``. Usage: ``python -m bench.cli [--runs 5]``.
@@ -26,9 +26,9 @@ GOAL_MEDIAN_S = 0.3
 
 
 def time_call(args: list[str]) -> float:
-    """Seconds one ``python -m calculators ARGS`` process takes, start to exit (it must succeed)."""
+    """Seconds one ``python -m atlas ARGS`` process takes, start to exit (it must succeed)."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "calculators", *args], cwd=REPO_ROOT, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "atlas", *args], cwd=REPO_ROOT, check=True, capture_output=True)
     return time.perf_counter() - started
 
 
@@ -45,7 +45,7 @@ def main(argv=None) -> int:
         median = statistics.median(times)
         results["commands"][name] = {"argv": command, "median_s": round(median, 3), "max_s": round(max(times), 3)}
         verdict = "meets" if median <= GOAL_MEDIAN_S else "misses"
-        print(f"python -m calculators {' '.join(command)}: median {median:.3f} s, worst {max(times):.3f} s "
+        print(f"python -m atlas {' '.join(command)}: median {median:.3f} s, worst {max(times):.3f} s "
               f"over {args.runs} runs ({verdict} the {GOAL_MEDIAN_S} s goal)")
     (REPO_ROOT / "bench" / "cli-results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0

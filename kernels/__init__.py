@@ -13,9 +13,10 @@ Four demos, each written once per backend as a self-contained file
   one fused kernel; the memory traffic saved and the effective bandwidth of
   each.
 
-Two more modules run in the browser as well as here (standard library only):
-``systolic`` (a cycle-by-cycle systolic-array matrix-multiply simulator) and
-``roofline`` (attainable FLOP/s for a device and an arithmetic intensity).
+The two models the kernel pages run in the browser live in the core
+(``atlas.core.kernels``: ``systolic``, a cycle-by-cycle systolic-array
+matrix-multiply simulator, and ``roofline``, attainable FLOP/s for a device and
+an arithmetic intensity); the demos import them from there.
 
 ``python -m kernels`` lists the demos and the backends this machine has,
 ``python -m kernels run DEMO BACKEND -- [options]`` runs one.

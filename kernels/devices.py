@@ -6,9 +6,9 @@ JAX ``device_kind`` of a TPU, the CPU's model name) and match it to an id in
 case and repeated spaces), so a contributor who adds a device adds its names
 in the same file. ``--device <id>`` overrides the match. Peaks are never
 typed here: they are read from the data set through
-``calculators.fields.field_value``, the same lookup the site's tables use.
+``atlas.core.calculators.fields.field_value``, the same lookup the site's tables use.
 
-Which figure a demo compares with is decided by ``calculators.demo_peaks``.
+Which figure a demo compares with is decided by ``atlas.core.calculators.demo_peaks``.
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from calculators import demo_peaks
-from calculators.roofline import attainable_tflops
+from atlas.core.calculators import demo_peaks
+from atlas.core.calculators.roofline import attainable_tflops
 from kernels import REPO_ROOT, devices
 
 UNIT_TEXT = {"gb_s": "GB/s", "tflops": "TFLOP/s"}

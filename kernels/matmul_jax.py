@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from calculators.roofline import matmul_flops
+from atlas.core.calculators.roofline import matmul_flops
 from kernels import harness
 from kernels import jax_common as jc
 

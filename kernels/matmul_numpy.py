@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from calculators.roofline import matmul_flops
+from atlas.core.calculators.roofline import matmul_flops
 from kernels import devices, harness
 
 DTYPES = {"fp32": np.float32, "fp64": np.float64}

@@ -16,7 +16,7 @@ import sys
 
 import torch
 
-from calculators.roofline import matmul_flops
+from atlas.core.calculators.roofline import matmul_flops
 from kernels import harness
 from kernels import torch_common as tc
 

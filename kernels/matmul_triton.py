@@ -25,7 +25,7 @@ import triton
 import triton.language as tl
 from triton.compiler.errors import CompilationError
 
-from calculators.roofline import matmul_flops
+from atlas.core.calculators.roofline import matmul_flops
 from kernels import harness
 from kernels import torch_common as tc
 from kernels import triton_common as trc

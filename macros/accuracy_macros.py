@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import l10n
+from atlas.core import l10n
+from atlas.core.charts.accuracy import accuracy_figure
 from atlas.data import accuracy
-from charts.accuracy import accuracy_figure
 
 
 def register(env, ctx):

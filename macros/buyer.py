@@ -11,18 +11,18 @@ calculator with the same inputs. The tables are built by plain functions here (`
 - ``measured_table()`` — published measurements beside the estimate for the same case, with their sources.
 - ``gpu_share_list()`` — the unified-memory limits the data set records, how to raise them, and their sources.
 - ``rent_or_buy(device, …)`` / ``cost_per_million(device, …)`` / ``break_even(device, …)`` — the cost page's
-  worked example, from the speed calculator's cost (``calculators.cost``).
+  worked example, from the speed calculator's cost (``atlas.core.calculators.cost``).
 """
 
 from __future__ import annotations
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import cost
+from atlas.core.calculators.defaults import GIB
+from atlas.core.calculators.devices import chosen, configurations, gpu_share, usable_bytes
 from atlas.data.chart_estimates import EstimateError, estimate
 from atlas.data.safe import http_url
 from atlas.data.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
-from calculators import cost
-from calculators.defaults import GIB
-from calculators.devices import chosen, configurations, gpu_share, usable_bytes
 from macros.estimate_macros import calculator_href, calculator_html_href
 
 # The machines a reader can put on a desk, and the rigs built from desktop cards: (device id, how many).

@@ -1,7 +1,7 @@
 """Macros for the in-page calculators: ``{{ calculator("vram", model="llama-3.1-8b") }}``.
 
-Renders the whole calculator with ``calcview.page`` (form, the result for the
-page's defaults computed by ``calculators.api.handle``, the explanation) and
+Renders the whole calculator with ``atlas.core.calcview.page`` (form, the result for the
+page's defaults computed by ``atlas.core.calculators.api.handle``, the explanation) and
 the module script that brings it to life; sets ``page.meta.atlas_runtime``,
 ``atlas_start`` and ``atlas_modules``, which ``overrides/main.html`` writes into
 the page's ``<head>``. Default inputs that give no result stop the build.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import posixpath
 
+from atlas.core.calcview.page import calculator_html, config_json, runtime_options
 from atlas.data import webbundle
-from calcview.page import calculator_html, config_json, runtime_options
 
 SCRIPT = "assets/javascripts/calculator.mjs"
 START = "assets/javascripts/pyodide-start.js"

@@ -7,15 +7,14 @@ data table) in the page's language. Devices that lack a figure a chart needs
 are left out; if none is left the page says so in its language (as
 ``device_table`` does), while a device listed in ``ids`` without the figure
 fails the build with a clear message.
-See ``charts/__init__.py`` for the parameters and examples.
+See ``atlas/core/charts/__init__.py`` for the parameters and examples.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-import charts
-import l10n
+from atlas.core import charts, l10n
 from atlas.data import chart_estimates
 from atlas.data.chart_inputs import PURCHASE_PRICES, chart_device, chart_devices, kernel_markers
 
@@ -42,7 +41,7 @@ def register(env, ctx):
         workloads: speed-estimator parameters, e.g. [{"workload": "decode", "model": "llama-3.1-8b",
         "weights": "bf16", "batch": 1}], drawn at the intensity the estimator computes;
         kernel_examples: True or names ("triad", "decode", "fma", "matmul") of the kernel demos' example
-        workloads, at the intensities ``kernels.roofline`` derives;
+        workloads, at the intensities ``atlas.core.kernels.roofline`` derives;
         markers: explicit [{"label", "intensity"}] (operations per byte).
         """
         devices = select(ids, kind, segment, vendor, ("peak_tflops", "bandwidth_gb_s"), precision, unit, sparsity)

@@ -1,7 +1,7 @@
 """Macros for the content pages: derived figures with their inputs from the
 data set, localised numbers for worked arithmetic, and the glossary.
 
-Thin on purpose: the arithmetic is the estimators' (``calculators.roofline``),
+Thin on purpose: the arithmetic is the estimators' (``atlas.core.calculators.roofline``),
 the glossary is ``atlas.data.glossary``; this module reads device figures and
 formats results for the page's language.
 """
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from html import escape
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import roofline
+from atlas.core.calculators.defaults import WEIGHT_FORMATS
+from atlas.core.calculators.fields import field_number as figure
+from atlas.core.calculators.fields import field_value
 from atlas.data import chart_estimates, glossary
 from atlas.data.safe import inline_text
 from atlas.data.tables import field_label
-from calculators import roofline
-from calculators.defaults import WEIGHT_FORMATS
-from calculators.fields import field_number as figure
-from calculators.fields import field_value
 
 
 def derived_span(text: str, title: str, kind: str) -> str:

@@ -16,11 +16,11 @@ the speed calculator with the same inputs. The tables are built by plain functio
 
 from __future__ import annotations
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators.fields import ComputeField
 from atlas.data import tables
 from atlas.data.chart_estimates import estimate
 from atlas.data.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
-from calculators.fields import ComputeField
 from macros.estimate_macros import calculator_html_href
 
 # Reference models of the CPU table, in a 4-bit GGUF format llama.cpp runs on CPUs: a dense 8B, a small mixture of

@@ -1,6 +1,6 @@
 """Macros that put the estimators' answers into prose, with a link to the calculator.
 
-Every number comes from ``calculators.api.handle`` (through
+Every number comes from ``atlas.core.calculators.api.handle`` (through
 ``atlas.data.chart_estimates.estimate``, which the charts use too) — the same entry
 point the in-page calculators and the command line use — so no formula is
 repeated here. Parameter names are the calculators' (``model``, ``weights``,
@@ -28,10 +28,10 @@ import posixpath
 from pathlib import Path
 from urllib.parse import urlencode
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators.catalog import Catalog
 from atlas.data.chart_estimates import EstimateError, estimate
 from atlas.data.safe import inline_text
-from calculators.catalog import Catalog
 
 CALCULATOR_PAGES = {"vram": "calculators/vram.md", "speed": "calculators/speed.md"}
 

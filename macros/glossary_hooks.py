@@ -1,7 +1,7 @@
 """MkDocs hook: give every page the glossary's tooltips in its own language.
 
 Appends the abbreviation definitions (``*[HBM]: …``) of the page's language,
-built from ``l10n/<lang>/glossary.json`` by ``atlas.data.glossary``, to each
+built from ``atlas/core/l10n/<lang>/glossary.json`` by ``atlas.data.glossary``, to each
 page's Markdown. The ``abbr`` extension turns each occurrence of a term into
 ``<abbr title="…">`` and Material's ``content.tooltips`` shows it on hover.
 mkdocs-static-i18n builds each language with ``theme.language`` set to it.

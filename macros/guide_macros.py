@@ -1,6 +1,6 @@
 """Macros for the decision guide's worked examples: energy, its cost and dated prices.
 
-Thin wrappers: the arithmetic is the estimators' (``calculators.energy``, the
+Thin wrappers: the arithmetic is the estimators' (``atlas.core.calculators.energy``, the
 formula the speed calculator's training energy uses), the prices live in
 ``atlas.data.reference_prices`` and ``atlas.data.prices``; every number is formatted
 for the page's language and every string is escaped.
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from html import escape
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators.energy import HOURS_PER_YEAR, energy_cost, energy_kwh
+from atlas.core.calculators.fields import field_number
 from atlas.data import prices
 from atlas.data.reference_prices import electricity_price as lookup_price
-from calculators.energy import HOURS_PER_YEAR, energy_cost, energy_kwh
-from calculators.fields import field_number
 
 
 def yearly_kwh(device: dict, hours_per_day: float) -> float:

@@ -1,6 +1,6 @@
 """Macros for the in-page kernel demos: ``{{ systolic_demo() }}`` and ``{{ roofline_demo() }}``.
 
-Each renders the whole demo with ``kernelview.page`` (form, the result for the
+Each renders the whole demo with ``atlas.core.kernelview.page`` (form, the result for the
 default inputs, computed by the same ``kernels/`` modules the page shows)
 and declares the Python runtime the calculators use, through the page values
 ``overrides/main.html`` writes into ``<head>`` (``atlas_runtime``,
@@ -11,9 +11,9 @@ needs no data; the roofline explorer fetches the data export for the peaks.
 
 from __future__ import annotations
 
+from atlas.core.calcview.page import config_json, runtime_options
+from atlas.core.kernelview.page import ENTRY_POINTS, demo_html
 from atlas.data import webbundle
-from calcview.page import config_json, runtime_options
-from kernelview.page import ENTRY_POINTS, demo_html
 from macros.calculator_macros import SCRIPT, START, relative_to_page
 
 

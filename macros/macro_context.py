@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from atlas.core.calculators.catalog import Catalog
 from atlas.data import chart_estimates
 from atlas.data.dataset import Dataset
-from calculators.catalog import Catalog
 
 
 @dataclass
@@ -20,7 +20,7 @@ class Context:
     _catalog: Catalog | None = field(default=None, init=False, repr=False)
 
     def catalog(self) -> Catalog:
-        """The estimators' view of the data set (what ``calculators.api.handle`` reads), made once per build."""
+        """The estimators' view of the data set (what ``atlas.core.calculators.api.handle`` reads), made once per build."""
         if self._catalog is None:
             self._catalog = chart_estimates.catalog(self.dataset)
         return self._catalog

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-from l10n import DEFAULT_LANGUAGE
+from atlas.core.l10n import DEFAULT_LANGUAGE
 
 
 @event_priority(-120)  # after csp_hooks.py (-110) has put the policy into the page
@@ -30,7 +30,7 @@ def on_post_template(output_content, template_name, config, **kwargs):
 
 def on_env(env, config, files, **kwargs):
     """Templates translate with the site's tables: ``{{ atlas_t(config.theme.language, "notfound.title") }}``."""
-    import l10n
+    from atlas.core import l10n
 
     env.globals["atlas_t"] = l10n.t
     return env

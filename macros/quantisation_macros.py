@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from html import escape
 
-import l10n
+from atlas.core import l10n
 from atlas.data import quantisation as q
 from macros.estimate_macros import calculator_href
 

@@ -37,11 +37,11 @@ from mkdocs.exceptions import Abort
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
+from atlas.core.calcview.page import ENTRY_POINT as CALCULATOR_ENTRY_POINT
+from atlas.core.calcview.page import config_json
+from atlas.core.kernelview.page import ENTRY_POINTS as KERNEL_ENTRY_POINTS
 from atlas.data import REPO_ROOT, webbundle
 from atlas.data.dataset import load_dataset
-from calcview.page import ENTRY_POINT as CALCULATOR_ENTRY_POINT
-from calcview.page import config_json
-from kernelview.page import ENTRY_POINTS as KERNEL_ENTRY_POINTS
 
 log = logging.getLogger("mkdocs.hooks.runtime")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-import l10n
+from atlas.core import l10n
 from atlas.data import tables
 from atlas.data.safe import inline_text
 

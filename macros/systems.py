@@ -1,15 +1,15 @@
 """Macros for the interconnects page (docs/hardware/interconnects*.md): a table of the data set's device-to-device
-links, and the link latencies the speed model was fitted with (``calculators.fitted``)."""
+links, and the link latencies the speed model was fitted with (``atlas.core.calculators.fitted``)."""
 
 from __future__ import annotations
 
 import math
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import engines, fitted
+from atlas.core.calculators.fields import field_number
 from atlas.data import tables
 from atlas.data.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
-from calculators import engines, fitted
-from calculators.fields import field_number
 
 
 def link_rows(devices: dict, ids) -> list[dict]:

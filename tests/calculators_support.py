@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from functools import cache
 
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog
 from atlas.data.dataset import load_dataset
 from atlas.data.export import export_dataset
-from calculators.api import handle
-from calculators.catalog import Catalog
 
 GIB = 2**30
 GB = 10**9
@@ -41,7 +41,7 @@ def result(command: str, params: dict, lang: str = "en") -> dict:
 
 def rendered(command: str, params: dict, lang: str = "en") -> dict:
     """What the page's renderer returns for ``params`` (html, summary, result); the request must succeed."""
-    import calcview
+    from atlas.core import calcview
 
     out = calcview.render({"command": command, "params": params, "lang": lang}, catalog())
     assert out["ok"], out.get("errors")

@@ -172,15 +172,13 @@ def page(browser, site_server):
 def copy_repo_for_build(dest: Path) -> Path:
     """A throw-away copy of what a build needs, so a test can break its data."""
     dest.mkdir(parents=True, exist_ok=True)
-    for name in ("mkdocs.yml", "docs", "overrides", "macros", "atlas", "l10n", "data"):
+    for name in ("mkdocs.yml", "docs", "overrides", "macros", "atlas", "data"):
         src = REPO_ROOT / name
         if src.is_dir():
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(src, dest / name)
-    for name in ("calculators", "charts", "kernels", "calcview", "pyweb", "kernelview"):
-        if (REPO_ROOT / name).is_dir():
-            shutil.copytree(REPO_ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO_ROOT / "kernels", dest / "kernels", ignore=shutil.ignore_patterns("__pycache__"))
     (dest / "node_modules").symlink_to(REPO_ROOT / "node_modules")
     return dest
 

@@ -1,7 +1,7 @@
 """Typographic rules for German text, checked on the Markdown sources (docs/**/*.de.md,
-l10n/de) and on the built German HTML.
+atlas/core/l10n/de) and on the built German HTML.
 
-The rules follow what the site's formatter writes (``l10n.format_number`` groups with ".",
+The rules follow what the site's formatter writes (``atlas.core.l10n.format_number`` groups with ".",
 decimals with ","; the macros join number and unit with U+00A0 and put U+202F before "%"):
 
 - ``percent``: a digit directly followed by "%", or by a plain space (or any space other than

@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from test_serving_page import MACRO, anchors
 
-from calculators.api import handle
-from calculators.inputs import BY_NAME, parse
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.inputs import BY_NAME, parse
 
 _LINK_TEXT = re.compile(r'text="[^"]*",\s*')
 

@@ -1,6 +1,6 @@
 """The error statement next to a speed result belongs to the case's own group (issue 33).
 
-Figures are the committed cross-validated ones (``atlas/data/fit_report.json`` → ``calculators/accuracy_groups.py``).
+Figures are the committed cross-validated ones (``atlas/data/fit_report.json`` → ``atlas/core/calculators/accuracy_groups.py``).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import re
 
 import pytest
 
+from atlas.core.calculators import accuracy_groups, trust
 from atlas.data import accuracy
 from atlas.data.dataset import load_dataset
-from calculators import accuracy_groups, trust
 from calculators_support import ok
 
 NNBSP = "\u202f"
@@ -111,7 +111,7 @@ def test_no_measured_cases_at_all_says_so():
            "Angabe gilt für alle Engines zusammen"),
 ])
 def test_the_speed_page_shows_the_statement_of_the_case(lang, sentence):
-    import calcview
+    from atlas.core import calcview
     from calculators_support import catalog
 
     out = calcview.render({"command": "speed", "params": {"model": "llama-3.1-8b", "device": "h100-sxm"},

@@ -1,13 +1,13 @@
 """The import contract: which part of the code may import which (README, "Layout").
 
-Parts, from the bottom up:
+Parts, from the bottom up, each a folder:
 
-- **core**: what runs in the page, exactly the files ``pyweb`` zips into the bundle (``pyweb.PACKAGES`` and
-  ``pyweb.PACKAGE_FILES``), standard library only;
-- **data**: ``atlas.data`` (loading, validation, export, the speed-model fit, build-time tables);
-- **front end**: the command line of the calculators (``calculators.cli``), which reads ``data/`` through atlas;
-- **demos**: the GPU kernel demos (the rest of ``kernels``), which look devices up in the data set;
-- **site**: ``macros`` (the MkDocs macros and hooks).
+- **core**: ``atlas/core/`` (and the docstring-only ``atlas/__init__.py``), what runs in the page: the build zips
+  this folder whole into the browser bundle; standard library only;
+- **data**: ``atlas/data/`` (loading, validation, export, the speed-model fit, build-time tables);
+- **front end**: the command line, ``atlas/cli/`` (``python -m atlas``), which reads ``data/`` through the data layer;
+- **demos**: the GPU kernel demos (``kernels/``), which look devices up in the data set;
+- **site**: ``macros/`` (the MkDocs macros and hooks).
 
 A part imports only parts below it, so there is no cycle between parts. The graph comes from grimp (the library
 import-linter is built on), which reads every import statement, those inside functions included.
@@ -17,15 +17,27 @@ from __future__ import annotations
 
 import copy
 import sys
+import zipfile
+from io import BytesIO
 from pathlib import Path
 
 import grimp
 import pytest
 
-import pyweb
+from atlas.core import pyweb
+from atlas.data import webbundle
 
-PROJECT_PACKAGES = ("atlas", "calculators", "calcview", "charts", "kernels", "kernelview", "l10n", "macros", "pyweb")
-FRONT_ENDS = frozenset({"calculators.cli", "calculators.__main__"})
+PROJECT_PACKAGES = ("atlas", "kernels", "macros")
+# Each folder (module prefix) and its part; the longest matching prefix decides.
+PARTS = {
+    "atlas": "core",  # atlas/__init__.py: a docstring, shipped with the core
+    "atlas.core": "core",
+    "atlas.data": "data",
+    "atlas.cli": "front end",
+    "atlas.__main__": "front end",
+    "kernels": "demos",
+    "macros": "site",
+}
 # Each part and the parts it may import (besides itself).
 ALLOWED = {
     "core": set(),
@@ -36,8 +48,8 @@ ALLOWED = {
 }
 # Known exceptions, each a leftover to remove: the build-time kernel tables read two workload constants (the fused
 # ops' names, the FMA chain's intensity) from modules that also hold the demos' NumPy references. Neither imports
-# atlas, so there is no cycle; moving the constants into the core removes the exception.
-EXCEPTIONS = frozenset({("atlas.data.kernel_tables", "kernels.fused_common"),
+# the data layer, so there is no cycle; moving the constants into the core removes the exception.
+EXCEPTIONS = frozenset({("atlas.data.kernel_tables", "kernels"), ("atlas.data.kernel_tables", "kernels.fused_common"),
                         ("atlas.data.kernel_tables", "kernels.intensity_common")})
 # Third-party packages each part may use; core has none.
 THIRD_PARTY = {
@@ -54,42 +66,26 @@ def graph():
     return grimp.build_graph(*PROJECT_PACKAGES, include_external_packages=True, cache_dir=None)
 
 
-def package_of(module: str) -> str:
-    """The package ``module`` belongs to: ``atlas.data`` for the data layer, else its top-level package."""
-    return "atlas.data" if module == "atlas.data" or module.startswith("atlas.data.") else module.partition(".")[0]
-
-
-def in_bundle(module: str) -> bool:
-    """Whether ``module`` is zipped into the browser bundle (the rule of ``atlas.data.webbundle``)."""
-    if module == "atlas":  # the umbrella's docstring
-        return True
-    package, _, rest = module.partition(".")
-    if package not in pyweb.PACKAGES:
-        return False
-    files = pyweb.PACKAGE_FILES.get(package)
-    if files is None:
-        return True
-    return (rest.replace(".", "/") + ".py" if rest else "__init__.py") in files
-
-
 def part(module: str) -> str:
-    if module in FRONT_ENDS:
-        return "front end"
-    if in_bundle(module):
-        return "core"
-    return {"atlas.data": "data", "kernels": "demos", "macros": "site"}[package_of(module)]
+    """The part ``module`` belongs to: the part of its longest folder prefix in ``PARTS``."""
+    prefixes = [p for p in PARTS if module == p or module.startswith(p + ".")]
+    return PARTS[max(prefixes, key=len)]
+
+
+def in_project(module: str, project=PROJECT_PACKAGES) -> bool:
+    return module.partition(".")[0] in project
 
 
 def violations(graph, project=PROJECT_PACKAGES) -> list[str]:
     """Every import that breaks the contract, as 'importer -> imported (importer's part -> imported's part)'."""
     found = []
     for module in sorted(graph.modules):
-        if package_of(module) not in project and module.partition(".")[0] not in project:
+        if not in_project(module, project):
             continue
         mine = part(module)
         for imported in sorted(graph.find_modules_directly_imported_by(module)):
             top = imported.partition(".")[0]
-            if top in project:
+            if in_project(imported, project):
                 theirs = part(imported)
                 if theirs != mine and theirs not in ALLOWED[mine] and (module, imported) not in EXCEPTIONS:
                     found.append(f"{module} -> {imported} ({mine} -> {theirs})")
@@ -114,13 +110,19 @@ def test_the_parts_form_no_cycle():
     assert order[0] == "core" and order[-1] == "site"
 
 
-def test_the_bundle_holds_the_core_that_the_page_calls(graph):
-    core = {m for m in graph.modules if m.partition(".")[0] in PROJECT_PACKAGES and part(m) == "core"}
+def test_the_bundle_is_the_core_folder_whole(graph):
+    """The bundle holds exactly the core's modules (the folder zipped whole), and every entry point the page calls
+    is one of them."""
+    names = zipfile.ZipFile(BytesIO(webbundle.site_bundle()[0])).namelist()
+    bundled = {n[:-3].replace("/", ".").removesuffix(".__init__") for n in names if n.endswith(".py")}
+    core = {m for m in graph.modules if in_project(m) and part(m) == "core"}
+    assert bundled == core
     for name, target in pyweb.ENTRY_POINTS.items():
         assert target.partition(":")[0] in core, name
-    assert {"calculators.api", "calculators.speed_model", "calculators.demo_peaks", "calcview.browser",
-            "kernels.roofline", "kernels.systolic", "l10n"} <= core
-    assert "calculators.cli" not in core and "kernels.harness" not in core and "atlas.data.dataset" not in core
+    assert {"atlas.core.calculators.api", "atlas.core.calculators.speed_model", "atlas.core.calculators.demo_peaks",
+            "atlas.core.calcview.browser", "atlas.core.kernels.roofline", "atlas.core.kernels.systolic",
+            "atlas.core.l10n"} <= core
+    assert "atlas.cli" not in core and "kernels.harness" not in core and "atlas.data.dataset" not in core
 
 
 def _toy_graph(*imports):
@@ -131,20 +133,21 @@ def _toy_graph(*imports):
 
 
 @pytest.mark.parametrize("importer,imported,expected", [
-    ("calculators.speed", "atlas.data.dataset", "calculators.speed -> atlas.data.dataset (core -> data)"),
-    ("calcview.form", "macros.main", "calcview.form -> macros.main (core -> site)"),
-    ("calculators.memory", "numpy", "calculators.memory -> numpy (core -> third-party numpy)"),
+    ("atlas.core.calculators.speed", "atlas.data.dataset", "atlas.core.calculators.speed -> atlas.data.dataset (core -> data)"),
+    ("atlas.core.calculators.speed", "atlas.cli", "atlas.core.calculators.speed -> atlas.cli (core -> front end)"),
+    ("atlas.core.calcview.form", "macros.main", "atlas.core.calcview.form -> macros.main (core -> site)"),
+    ("atlas.core.calculators.memory", "numpy", "atlas.core.calculators.memory -> numpy (core -> third-party numpy)"),
     ("atlas.data.tables", "kernels.harness", "atlas.data.tables -> kernels.harness (data -> demos)"),
-    ("atlas.data.tables", "calculators.cli", "atlas.data.tables -> calculators.cli (data -> front end)"),
-    ("kernels.roofline", "kernels.harness", "kernels.roofline -> kernels.harness (core -> demos)"),
+    ("atlas.data.tables", "atlas.cli", "atlas.data.tables -> atlas.cli (data -> front end)"),
+    ("atlas.core.kernels.roofline", "kernels.harness", "atlas.core.kernels.roofline -> kernels.harness (core -> demos)"),
 ])
 def test_the_contract_catches_a_forbidden_import(importer, imported, expected):
     assert violations(_toy_graph((importer, imported))) == [expected]
 
 
 @pytest.mark.parametrize("importer,imported", [
-    ("atlas.data.tables", "calculators.devices"), ("kernels.harness", "atlas.data.dataset"), ("macros.main", "kernels.harness"),
-    ("calculators.cli", "atlas.data.export"), ("calculators.speed", "math"), ("atlas.data.dataset", "yaml"),
+    ("atlas.data.tables", "atlas.core.calculators.devices"), ("kernels.harness", "atlas.data.dataset"), ("macros.main", "kernels.harness"),
+    ("atlas.cli", "atlas.data.export"), ("atlas.core.calculators.speed", "math"), ("atlas.data.dataset", "yaml"),
 ])
 def test_the_contract_lets_allowed_imports_through(importer, imported):
     assert violations(_toy_graph((importer, imported))) == []
@@ -153,8 +156,8 @@ def test_the_contract_lets_allowed_imports_through(importer, imported):
 def module_cycles(graph, project=PROJECT_PACKAGES) -> list[list[str]]:
     """Import cycles between the project's modules (those inside functions included): each strongly connected
     set of two or more modules, sorted (Tarjan's algorithm)."""
-    modules = sorted(m for m in graph.modules if m.partition(".")[0] in project)
-    edges = {m: sorted(i for i in graph.find_modules_directly_imported_by(m) if i.partition(".")[0] in project)
+    modules = sorted(m for m in graph.modules if in_project(m, project))
+    edges = {m: sorted(i for i in graph.find_modules_directly_imported_by(m) if in_project(i, project))
              for m in modules}
     index, low, stack, on_stack, found = {}, {}, [], set(), []
 
@@ -187,7 +190,7 @@ def module_cycles(graph, project=PROJECT_PACKAGES) -> list[list[str]]:
 
 def test_no_module_imports_itself_through_others(graph):
     """No import cycle between modules, not even one closed by an import inside a function
-    (calculators.defaults once imported calculators.memory inside all_defaults())."""
+    (atlas.core.calculators.defaults once imported atlas.core.calculators.memory inside all_defaults())."""
     assert module_cycles(graph) == []
 
 
@@ -242,11 +245,12 @@ def test_the_configured_import_contracts_hold(linter_graph):
 
 
 @pytest.mark.parametrize("importer,imported,broken", [
-    ("calculators.memory", "atlas.data.dataset", ["layers", "core-stdlib"]),  # a core module imports build code
-    ("calcview.form", "kernelview.page", ["layers"]),  # inside the core, upwards
-    ("charts.svg", "numpy", ["core-stdlib"]),  # third-party in the browser
-    ("kernels.harness", "macros.main", ["demos-not-site"]),
-    ("calculators.defaults", "calculators.memory", ["acyclic"]),  # memory imports defaults: a cycle
+    ("atlas.core.calculators.memory", "atlas.data.dataset", ["layers", "core-stdlib"]),  # a core module imports build code
+    ("atlas.core.calculators.api", "atlas.cli", ["layers", "core-stdlib"]),  # the core imports the command line
+    ("atlas.core.calcview.form", "atlas.core.kernelview.page", ["layers"]),  # inside the core, upwards
+    ("atlas.core.charts.svg", "numpy", ["core-stdlib"]),  # third-party in the browser
+    ("kernels.harness", "macros.main", ["layers", "demos-not-site"]),
+    ("atlas.core.calculators.defaults", "atlas.core.calculators.memory", ["acyclic"]),  # memory imports defaults: a cycle
 ])
 def test_each_configured_contract_breaks_on_a_forbidden_import(linter_graph, importer, imported, broken):
     graph = copy.deepcopy(linter_graph)

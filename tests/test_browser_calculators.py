@@ -1,7 +1,7 @@
 """The calculators in a real browser: Pyodide in a Web Worker, against the command line.
 
 Every displayed ``data-result`` value must equal the value at the same path
-in ``python -m calculators … --json`` for the same inputs.
+in ``python -m atlas … --json`` for the same inputs.
 """
 
 import json
@@ -11,9 +11,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators.api import handle
 from calc_results import lookup
-from calculators.api import handle
 from calculators_support import catalog
 from conftest import REPO_ROOT
 
@@ -28,8 +28,8 @@ PYODIDE_FILES = ("/vendor/pyodide/", "atlas-python.zip", "atlas-data.json", "pyo
 
 
 def cli_json(command: str, params: dict, lang: str) -> dict:
-    """What ``python -m calculators <command> … --json`` prints for ``params``."""
-    args = [sys.executable, "-m", "calculators", command, "--json", "--lang", lang]
+    """What ``python -m atlas <command> … --json`` prints for ``params``."""
+    args = [sys.executable, "-m", "atlas", command, "--json", "--lang", lang]
     for name, value in params.items():
         args += [f"--{name.replace('_', '-')}", str(value)]
     out = subprocess.run(args, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
@@ -316,7 +316,7 @@ def test_a_broken_config_json_says_so_in_the_readers_language(phone, site_server
 @pytest.mark.parametrize("role", ["device", "baseline"])
 def test_the_m4_max_in_the_speed_calculator(phone, site_server, lang, role):
     """The M4 Max answers with its GPU's compute peak (an FP16 vector figure); the Alveo V80 states none."""
-    from calcview import numbers
+    from atlas.core.calcview import numbers
 
     for device_id, name in (("apple-m4-max", "Apple M4 Max"), ("alveo-v80", "Alveo V80")):
         phone.goto(page_url(site_server, lang, "speed", f"?{role}={device_id}"))

@@ -10,7 +10,7 @@ import json
 import pytest
 from test_browser_calculators import assert_stayed_on_origin, page_url, renders, settle, wait_status
 
-import l10n
+from atlas.core import l10n
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""The kernel demos in a real browser: kernels/systolic.py and kernels/roofline.py
+"""The kernel demos in a real browser: atlas/core/kernels/systolic.py and atlas/core/kernels/roofline.py
 under Pyodide, in the calculators' worker, against direct calls on CPython.
 
 Every displayed ``data-result`` value must equal the value a direct call to
@@ -11,11 +11,11 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from test_browser_calculators import PYODIDE_FILES, assert_stayed_on_origin, renders, settle, wait_status
 
-import l10n
+from atlas.core import l10n
+from atlas.core.kernels import roofline, systolic
+from atlas.core.kernelview import systolic_demo
 from atlas.data import kernel_tables
 from calc_results import lookup
-from kernels import roofline, systolic
-from kernelview import systolic_demo
 
 pytestmark = pytest.mark.browser
 
@@ -150,7 +150,7 @@ def test_systolic_bad_inputs_show_messages_next_to_the_fields(page, site_server,
 
 
 def expected_roofline(dataset, device_id: str, precision: str, intensity: float) -> dict:
-    """``kernels.roofline.explore`` with the peak the build-time roofline tables use."""
+    """``atlas.core.kernels.roofline.explore`` with the peak the build-time roofline tables use."""
     _, peak, bandwidth = kernel_tables.device_roof(dataset.devices, device_id, precision)
     return {"roofline": roofline.explore(peak["value"], bandwidth, intensity)}
 

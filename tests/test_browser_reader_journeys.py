@@ -1,15 +1,14 @@
 """Reader journeys in a real browser, on a phone (390 × 844) and a desktop (1,366 × 850), in both
 languages: the answer is inside the first screen and says what the command line computes.
 
-The expected sentences come from ``calcview.render`` — the same Python the page runs — for the same
-inputs, and the shown values from ``python -m calculators … --json`` (``assert_matches_cli``).
+The expected sentences come from ``atlas.core.calcview.render`` — the same Python the page runs — for the same
+inputs, and the shown values from ``python -m atlas … --json`` (``assert_matches_cli``).
 """
 
 import pytest
 from test_browser_calculators import READY_MS, assert_matches_cli, page_url, renders, settle, wait_status
 
-import calcview
-import l10n
+from atlas.core import calcview, l10n
 from calculators_support import catalog
 
 pytestmark = pytest.mark.browser
@@ -158,7 +157,7 @@ LLAMA_8B_CONFIG = (
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 def test_a_pasted_config_json_becomes_the_custom_model(browser, site_server, lang):
-    from calcview.browser import import_fields_entry
+    from atlas.core.calcview.browser import import_fields_entry
 
     pg = open_page(browser, "phone")
     pg.goto(page_url(site_server, lang, "vram", "?device=rtx-4090"))

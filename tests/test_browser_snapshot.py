@@ -13,7 +13,7 @@ import re
 import pytest
 from test_browser_calculators import assert_matches_cli, assert_stayed_on_origin, page_url, wait_status
 
-import l10n
+from atlas.core import l10n
 from atlas.data import webbundle
 
 pytestmark = pytest.mark.browser

@@ -14,11 +14,11 @@ from page_support import assert_accepted, assert_twin_sources, href_params, sour
 from page_support import html_link as link
 from test_serving_page import calculator_calls, macro_calls
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import cost
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.calculators.devices import configurations, gpu_share
 from atlas.data.export import export_dataset
-from calculators import cost
-from calculators.catalog import Catalog
-from calculators.devices import configurations, gpu_share
 from conftest import REPO_ROOT
 from macros import buyer
 

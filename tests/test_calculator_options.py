@@ -1,4 +1,4 @@
-"""Each calculator option is declared once: in ``calculators.inputs.PARAMETERS`` (issue 38, item 3).
+"""Each calculator option is declared once: in ``atlas.core.calculators.inputs.PARAMETERS`` (issue 38, item 3).
 
 The option classes (``MemoryOptions``, ``SpeedOptions``) take every default from the table, so a default is
 written in one place; the table alone decides what the command line, the form and the URL accept.
@@ -13,10 +13,10 @@ import textwrap
 
 import pytest
 
-from calculators import inputs, memory, speed
-from calculators.inputs import BY_NAME, default_of
-from calculators.memory import MemoryOptions
-from calculators.speed import SpeedOptions
+from atlas.core.calculators import inputs, memory, speed
+from atlas.core.calculators.inputs import BY_NAME, default_of
+from atlas.core.calculators.memory import MemoryOptions
+from atlas.core.calculators.speed import SpeedOptions
 from calculators_support import catalog
 
 OPTION_CLASSES = (MemoryOptions, SpeedOptions)
@@ -96,8 +96,8 @@ LABELS = {
 @pytest.fixture
 def new_parameter(monkeypatch):
     """``reserve_gib`` exists only as a table entry, two label files' lines and an estimator that reads it."""
-    import l10n
-    from calculators import api
+    from atlas.core import l10n
+    from atlas.core.calculators import api
 
     monkeypatch.setattr(inputs, "PARAMETERS", inputs.PARAMETERS + (NEW,))
     monkeypatch.setitem(inputs.BY_NAME, NEW.name, NEW)  # the table's index by name
@@ -117,7 +117,7 @@ def new_parameter(monkeypatch):
 
 
 def _cli(capsys, *argv) -> tuple[int, str, str]:
-    from calculators import cli
+    from atlas import cli
 
     code = cli.main(list(argv))
     out = capsys.readouterr()
@@ -125,7 +125,7 @@ def _cli(capsys, *argv) -> tuple[int, str, str]:
 
 
 def test_a_table_only_parameter_is_an_option_of_the_command_line(new_parameter, capsys):
-    from calculators import cli
+    from atlas import cli
 
     with pytest.raises(SystemExit) as done:
         cli.main(["vram", "--help"])
@@ -150,8 +150,8 @@ def test_a_table_only_parameter_is_an_option_of_the_command_line(new_parameter, 
 
 
 def test_a_table_only_parameter_is_read_from_the_url_in_both_languages(new_parameter):
-    import calcview
-    from calculators.api import handle
+    from atlas.core import calcview
+    from atlas.core.calculators.api import handle
 
     assert inputs.parse("vram", {"model": "llama-3.1-8b", "reserve_gib": "1,5"}, catalog())["reserve_gib"] == 1.5
     assert inputs.parse("vram", {"model": "llama-3.1-8b"}, catalog())["reserve_gib"] == 0.0
@@ -173,7 +173,7 @@ def test_a_table_only_parameter_is_read_from_the_url_in_both_languages(new_param
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_a_table_only_parameter_has_a_field_in_the_form(new_parameter, lang):
-    from calcview import form
+    from atlas.core.calcview import form
 
     names = dict((group, names) for group, _, names in form.groups("vram"))
     assert names["hardware"][-1] == "reserve_gib"  # at the end of the group its table entry names
@@ -186,7 +186,7 @@ def test_a_table_only_parameter_has_a_field_in_the_form(new_parameter, lang):
 
 
 def test_a_table_only_parameter_is_an_attribute_of_the_options(new_parameter):
-    from calculators.api import options
+    from atlas.core.calculators.api import options
 
     opts = options(MemoryOptions, {"context": 8192, "reserve_gib": 2.0, "weights_automatic": True})
     assert (opts.context, opts.reserve_gib) == (8192, 2.0)

@@ -1,13 +1,13 @@
-"""The contract of calculators.api.handle: shapes, keys, localisation, errors."""
+"""The contract of atlas.core.calculators.api.handle: shapes, keys, localisation, errors."""
 
 import json
 import math
 
 import pytest
 
-import l10n
-from calculators.api import handle
-from calculators.catalog import Catalog, CatalogError
+from atlas.core import l10n
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog, CatalogError
 from calculators_support import catalog, errors, ok
 
 BREAKDOWN = {"weights_gib", "kv_cache_gib", "activations_gib", "gradients_gib", "optimizer_gib", "overhead_gib"}
@@ -93,12 +93,12 @@ def test_messages_are_localised():
 
 
 def test_unexpected_failures_become_error_internal(monkeypatch):
-    import calculators.api
+    import atlas.core.calculators.api as api_module
 
     def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(calculators.api, "estimate_memory", boom)
+    monkeypatch.setattr(api_module, "estimate_memory", boom)
     response = handle({"command": "vram", "params": {"model": "llama-3.1-8b"}, "lang": "de"}, catalog())
     assert response == {
         "ok": False,
@@ -130,7 +130,7 @@ def test_huge_numbers_in_messages_are_formatted():
 
 
 def test_form_description_and_defaults_are_plain_json():
-    from calculators import assumptions, inputs
+    from atlas.core.calculators import assumptions, inputs
 
     form = inputs.describe("speed", catalog())
     by_name = {p["name"]: p for p in form}
@@ -148,8 +148,8 @@ def test_every_parameter_reaches_its_options_by_name(command, options_class):
     """One declaration per parameter: a name in inputs.PARAMETERS is the name of the options field it sets."""
     import dataclasses
 
-    from calculators import memory, speed
-    from calculators.inputs import CUSTOM_FIELDS, params_for
+    from atlas.core.calculators import memory, speed
+    from atlas.core.calculators.inputs import CUSTOM_FIELDS, params_for
 
     cls = {"MemoryOptions": memory.MemoryOptions, "SpeedOptions": speed.SpeedOptions}[options_class]
     fields = {f.name for f in dataclasses.fields(cls)}

@@ -11,7 +11,7 @@ from conftest import REPO_ROOT
 
 
 def run(*args, cwd=REPO_ROOT, python=(sys.executable,)):
-    return subprocess.run([*python, "-m", "calculators", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run([*python, "-m", "atlas", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 def test_vram_json_answers_the_issue_example():
@@ -49,9 +49,12 @@ def test_export_data_writes_the_catalog(tmp_path):
 
 
 def test_runs_on_the_standard_library_alone(tmp_path):
-    """Only calculators/, l10n/ and an export file, no site-packages (-S), no environment (-E), no user site (-s)."""
-    for package in ("calculators", "l10n"):
-        shutil.copytree(REPO_ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    """Only the core, the command line and an export file, no site-packages (-S), no environment (-E), no user
+    site (-s): the data layer (atlas/data/) is left out, so the command line cannot have needed it."""
+    for folder in ("atlas/core", "atlas/cli"):
+        shutil.copytree(REPO_ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("__init__.py", "__main__.py"):
+        shutil.copy(REPO_ROOT / "atlas" / name, tmp_path / "atlas" / name)
     (tmp_path / "atlas-data.json").write_text(export_json(load_dataset()), encoding="utf-8")
     python = (sys.executable, "-S", "-E", "-s")
     out = run("vram", "--model", "mixtral-8x7b", "--weights", "q4_k_m", "--json", "--data-json", "atlas-data.json",
@@ -59,14 +62,15 @@ def test_runs_on_the_standard_library_alone(tmp_path):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["model"] == "mixtral-8x7b"
     probe = (
-        "import sys, json, calculators.api, calculators.cli\n"
-        "from calculators.catalog import Catalog\n"
+        "import sys, json, atlas.core.calculators.api, atlas.cli\n"
+        "from atlas.core.calculators.catalog import Catalog\n"
         "cat = Catalog.from_json(open('atlas-data.json', encoding='utf-8').read())\n"
-        "r = calculators.api.handle({'command': 'speed', 'params': {'model': 'llama-3.1-8b', 'device': 'h100-sxm'}}, cat)\n"
+        "r = atlas.core.calculators.api.handle({'command': 'speed', 'params': {'model': 'llama-3.1-8b', 'device': 'h100-sxm'}}, cat)\n"
         "assert r['ok'], r\n"
-        "third = sorted(m.split('.')[0] for m in sys.modules if m.split('.')[0] not in sys.stdlib_module_names)\n"
+        "third = sorted(m if m.startswith('atlas.data') else m.split('.')[0] for m in sys.modules\n"
+        "               if m.split('.')[0] not in sys.stdlib_module_names)\n"
         "print(json.dumps(sorted(set(third))))\n"
     )
     out = subprocess.run([*python, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert set(json.loads(out.stdout)) <= {"calculators", "l10n", "__main__"}
+    assert set(json.loads(out.stdout)) <= {"atlas", "__main__"}

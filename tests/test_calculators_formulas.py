@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from calculators import assumptions, devices
-from calculators.memory import MemoryOptions, bits_per_weight, fits, weight_bytes
-from calculators.models import ModelSpec
+from atlas.core.calculators import assumptions, devices
+from atlas.core.calculators.memory import MemoryOptions, bits_per_weight, fits, weight_bytes
+from atlas.core.calculators.models import ModelSpec
 from calculators_support import GIB, catalog, ok
 
 
@@ -188,8 +188,8 @@ def test_fallback_and_matrix_unit_are_said_in_the_result():
 
 
 def _terms(model_id, device_id, case):
-    from calculators import speed_model as sm
-    from calculators.models import ModelSpec
+    from atlas.core.calculators import speed_model as sm
+    from atlas.core.calculators.models import ModelSpec
 
     cat = catalog()
     return sm.terms(ModelSpec.from_preset(model_id, cat.models[model_id]), cat.devices[device_id], case)
@@ -207,8 +207,8 @@ def test_h100_vs_a100_decode_is_at_most_the_bandwidth_ratio():
 
 
 def test_decode_time_is_the_sum_of_its_fitted_terms():
-    from calculators import fitted
-    from calculators import speed_model as sm
+    from atlas.core.calculators import fitted
+    from atlas.core.calculators import speed_model as sm
 
     r = ok("speed", model="llama-3.1-8b", weights="bf16", kv_cache="fp16", context=4096, batch=4, device="h100-sxm",
            engine="vllm")

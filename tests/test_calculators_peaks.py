@@ -5,11 +5,11 @@ from functools import cache
 
 import pytest
 
+from atlas.core.calculators import devices as dev
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog
 from atlas.data.dataset import load_dataset
 from atlas.data.export import export_dataset
-from calculators import devices as dev
-from calculators.api import handle
-from calculators.catalog import Catalog
 from calculators_support import catalog, ok
 
 

@@ -6,12 +6,12 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import l10n
-from calculators import defaults
-from calculators.api import handle
-from calculators.inputs import BY_NAME, PARAMETERS
-from calculators.memory import tp_errors
-from calculators.models import ModelSpec
+from atlas.core import l10n
+from atlas.core.calculators import defaults
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.inputs import BY_NAME, PARAMETERS
+from atlas.core.calculators.memory import tp_errors
+from atlas.core.calculators.models import ModelSpec
 from calculators_support import catalog
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -44,7 +44,7 @@ def vram_params(draw):
     else:
         weights = draw(st.sampled_from(GGUF_AND_FLOAT))
     model = draw(st.sampled_from(MODELS))
-    # Tensor parallelism must split the model's heads and KV heads (calculators.memory.tp_errors).
+    # Tensor parallelism must split the model's heads and KV heads (atlas.core.calculators.memory.tp_errors).
     spec = ModelSpec.from_preset(model, catalog().models[model])
     tp = draw(st.sampled_from([t for t in (1, 2, 4, 8) if not tp_errors(spec, t)]))
     return dict(

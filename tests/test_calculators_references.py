@@ -1,6 +1,6 @@
 """The estimators against published figures, each cited with its URL, the quoted figure and a tolerance.
 
-Each test runs the public entry point (calculators.api.handle) with the
+Each test runs the public entry point (atlas.core.calculators.api.handle) with the
 setting the source describes and compares with the number the source
 publishes. Sizes the sources give in GB are 10^9 bytes unless the source
 shows otherwise (noted where it does).
@@ -8,8 +8,8 @@ shows otherwise (noted where it does).
 
 import pytest
 
-from calculators.memory import bits_per_weight, kv_cache_bytes
-from calculators.models import ModelSpec
+from atlas.core.calculators.memory import bits_per_weight, kv_cache_bytes
+from atlas.core.calculators.models import ModelSpec
 from calculators_support import GB, GIB, catalog, ok
 
 # LLaMA 2 7B and 13B from their config.json (meta-llama/Llama-2-7b-hf, -13b-hf); not presets on the site.

@@ -1,5 +1,5 @@
-"""The site's one copy of the roofline and energy formulas (``calculators.roofline``,
-``calculators.energy``), with known values, and the places that must call it."""
+"""The site's one copy of the roofline and energy formulas (``atlas.core.calculators.roofline``,
+``atlas.core.calculators.energy``), with known values, and the places that must call it."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-import kernels.roofline
-from calculators import energy, roofline
+import atlas.core.kernels.roofline as kernel_roofline
+from atlas.core.calculators import energy, roofline
 
 
 def test_critical_intensity_of_known_devices():
@@ -83,9 +83,9 @@ def test_energy_of_an_h100_running_a_year():
 
 
 def test_the_kernel_explorer_uses_these_formulas():
-    # kernels/roofline.py is shown on its page; its roofline is this module's, not a copy.
-    assert kernels.roofline.critical_intensity is roofline.critical_intensity
-    assert kernels.roofline.attainable_tflops is roofline.attainable_tflops
-    result = kernels.roofline.explore("989.4", "3350", "2")
+    # atlas/core/kernels/roofline.py is shown on its page; its roofline is this module's, not a copy.
+    assert kernel_roofline.critical_intensity is roofline.critical_intensity
+    assert kernel_roofline.attainable_tflops is roofline.attainable_tflops
+    result = kernel_roofline.explore("989.4", "3350", "2")
     assert result["ridge_flop_per_byte"] == roofline.critical_intensity(989.4, 3350)
     assert result["attainable_tflops"] == roofline.attainable_tflops(989.4, 3350, 2) == pytest.approx(6.7)

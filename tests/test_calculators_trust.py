@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-import l10n
+from atlas.core import l10n
 
 pytestmark = pytest.mark.browser
 

@@ -9,9 +9,9 @@ import urllib.parse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import l10n
-from calculators.api import handle
-from calculators.inputs import PARAMETERS
+from atlas.core import l10n
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.inputs import PARAMETERS
 from calculators_support import catalog
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

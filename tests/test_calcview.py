@@ -10,19 +10,16 @@ import re
 
 import pytest
 
-import calcview
-import charts
-import l10n
-import pyweb
+from atlas.core import calcview, charts, l10n, pyweb
+from atlas.core.calculators import assumptions
+from atlas.core.calculators import defaults as d
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.inputs import params_for
+from atlas.core.calcview import browser, explain, form, numbers
+from atlas.core.calcview.page import DefaultsError, calculator_html, config_json
+from atlas.core.charts import estimates
 from calc_results import lookup, result_elements
-from calculators import assumptions
-from calculators import defaults as d
-from calculators.api import handle
-from calculators.inputs import params_for
 from calculators_support import catalog
-from calcview import browser, explain, form, numbers
-from calcview.page import DefaultsError, calculator_html, config_json
-from charts import estimates
 
 CASES = [
     ("vram", {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"}),
@@ -58,7 +55,7 @@ def test_every_shown_value_is_the_estimators_value(command, params, lang):
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 def test_charts_are_drawn_from_the_result_by_charts_estimates(lang):
-    """The result's charts come from ``charts.estimates``, the inputs the pages' chart macros use too."""
+    """The result's charts come from ``atlas.core.charts.estimates``, the inputs the pages' chart macros use too."""
     params = {"model": "llama-3.1-8b", "device": "h100-sxm", "baseline": "a100-sxm-80gb"}
     out = render("speed", params, lang)
     assert charts.roofline_svg(lang=lang, **estimates.speed_roofline(out["result"], lang)) in out["html"]
@@ -214,7 +211,7 @@ def test_page_config_cannot_close_its_script_element():
 
 
 def test_model_names_from_data_are_escaped():
-    from calculators.catalog import Catalog
+    from atlas.core.calculators.catalog import Catalog
 
     data = {"schema_version": 1, "devices": catalog().devices, "models": dict(catalog().models)}
     evil = dict(data["models"]["llama-3.1-8b"], name="<img src=x onerror=alert(1)>")
@@ -281,7 +278,7 @@ def test_a_device_without_a_compute_peak_shows_a_dash_and_its_note(role, lang):
 def test_a_roofline_without_any_drawable_device_is_a_sentence():
     result = handle({"command": "speed", "params": {"model": "llama-3.1-8b", "device": "alveo-v80"}, "lang": "de"},
                     catalog())["result"]
-    from calcview.results import _roofline
+    from atlas.core.calcview.results import _roofline
 
     out = _roofline(result, "de")
     assert out == ('<p class="atlas-calc-chart-missing">'

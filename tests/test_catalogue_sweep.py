@@ -1,6 +1,6 @@
 """The catalogue itself as the test: every device and every model preset through the page's own entry points.
 
-In process, without a browser: the page calls ``pyweb.call(name, json)`` in a Web Worker, and so do these
+In process, without a browser: the page calls ``atlas.core.pyweb.call(name, json)`` in a Web Worker, and so do these
 tests, with the form's values as the page sends them (every field as text, in the page's language, from the
 defaults the calculator pages declare in ``docs/calculators/*.md``). Three sweeps:
 
@@ -20,15 +20,14 @@ import re
 
 import pytest
 
-import l10n
-import pyweb
+from atlas.core import l10n, pyweb
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.calculators.hf_config import hf_config_param_count
+from atlas.core.calcview import browser
+from atlas.core.calcview.form import initial_values
+from atlas.core.calcview.numbers import field_value
 from atlas.data import REPO_ROOT
-from calculators.catalog import Catalog
-from calculators.hf_config import hf_config_param_count
 from calculators_support import catalog
-from calcview import browser
-from calcview.form import initial_values
-from calcview.numbers import field_value
 
 ROLES = {"vram": ("device",), "speed": ("device", "baseline")}
 # What must never reach a page: Python's and JavaScript's words for missing or impossible numbers, a
@@ -205,7 +204,7 @@ def test_every_preset_as_a_config_json_computes_the_presets_memory(cat, lang):
     architecture (a data set may state a rounded total, 12B for 12.25B: test_hf_config compares those);
     where the preset's attention keeps less than a full KV cache (sliding windows, MLA, linear attention), the
     weights agree within 1 % and the total is at least the preset's."""
-    from calculators.api import handle
+    from atlas.core.calculators.api import handle
 
     base = form_params("vram", lang, cat)
     checked = 0
@@ -281,6 +280,6 @@ def test_a_hostile_config_json_gives_a_sentence_in_the_readers_language(name, la
 
 
 def _shown(value, lang):
-    from calculators.messages import display
+    from atlas.core.calculators.messages import display
 
     return display("", value, lang)

@@ -1,4 +1,4 @@
-"""Charts from the data set: chart inputs read through calculators.fields, and the charts on the built pages."""
+"""Charts from the data set: chart inputs read through atlas.core.calculators.fields, and the charts on the built pages."""
 
 import re
 import sys
@@ -90,7 +90,7 @@ def catalog(dataset):
 
 
 def vram(params, catalog):
-    from calculators.api import handle
+    from atlas.core.calculators.api import handle
 
     answer = handle({"command": "vram", "params": params, "lang": "en"}, catalog)
     assert answer["ok"], answer
@@ -109,8 +109,8 @@ def test_breakdown_bar_is_the_estimators_breakdown(catalog):
 
 
 def test_threshold_and_marker_come_from_the_estimators(catalog):
+    from atlas.core.calculators.api import handle
     from atlas.data import chart_estimates
-    from calculators.api import handle
 
     line = chart_estimates.capacity_threshold(CASE_70B, "en", catalog)
     total = vram(CASE_70B, catalog)["total_gib"]
@@ -182,7 +182,7 @@ def test_compare_page_draws_the_estimators_thresholds(built_site, catalog):
 
 
 def test_calculator_results_draw_with_the_standard_library_alone(dataset, tmp_path):
-    """The in-page path: calculators.api.handle -> charts.estimates -> charts, without third-party packages."""
+    """The in-page path: atlas.core.calculators.api.handle -> atlas.core.charts.estimates -> charts, without third-party packages."""
     import json
     import subprocess
 
@@ -193,10 +193,10 @@ def test_calculator_results_draw_with_the_standard_library_alone(dataset, tmp_pa
     code = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-import charts
-from calculators.api import handle
-from calculators.catalog import Catalog
-from charts import estimates
+from atlas.core import charts
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.charts import estimates
 cat = Catalog.from_json(open(sys.argv[2], encoding="utf-8").read())
 speed = handle({"command": "speed", "lang": "de", "params": {"model": "llama-3.1-8b", "weights": "bf16",
                "workload": "decode", "device": "h100-sxm", "baseline": "a100-sxm-80gb"}}, cat)["result"]
@@ -225,7 +225,7 @@ print(json.dumps({"roof": roof, "bars": bars, "intensity": speed["arithmetic_int
 
 
 def test_kernel_examples_on_the_roofline_come_from_the_kernel_demos(dataset):
-    from kernels import roofline as kernel_roofline
+    from atlas.core.kernels import roofline as kernel_roofline
 
     html = chart_macros(dataset, "en")["roofline_chart"](ids=["h100-sxm"], kernel_examples=["matmul", "triad"])
     root = ET.fromstring(html[html.index("<svg"): html.index("</svg>") + 6])
@@ -239,8 +239,8 @@ def test_per_dollar_charts_read_the_dated_price_lists(dataset):
     """Cloud: the median over each provider's newest hourly price; purchase: the newest purchase price."""
     import statistics
 
+    from atlas.core.calculators import cost
     from atlas.data.price_lists import prices_by_device
-    from calculators import cost
 
     by_device = prices_by_device(dataset)
     cloud = {d["id"]: d for d in chart_inputs.chart_devices(dataset.devices, kind="gpu", price_kinds=("cloud-per-hour",),

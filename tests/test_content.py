@@ -11,14 +11,14 @@ from urllib.parse import parse_qs, urlparse, urlsplit
 import pytest
 import yaml
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import roofline
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.calculators.fields import field_value
+from atlas.core.calculators.inputs import BY_NAME
 from atlas.data import glossary
 from atlas.data.export import export_dataset
-from calculators import roofline
-from calculators.api import handle
-from calculators.catalog import Catalog
-from calculators.fields import field_value
-from calculators.inputs import BY_NAME
 from conftest import REPO_ROOT
 from page_structure import skeleton
 
@@ -488,8 +488,8 @@ def test_decision_guide_energy_example(built_site, dataset):
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 def test_decision_guide_price_table_lists_every_dated_price(built_site, dataset, lang):
+    from atlas.core.calculators import cost
     from atlas.data.price_lists import prices_by_device
-    from calculators import cost
 
     html = built_path(built_site, "guide/decide", lang).read_text(encoding="utf-8")
     table = re.search(r'<table data-atlas-table="prices".*?</table>', html, re.S).group(0)

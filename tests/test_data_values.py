@@ -11,7 +11,7 @@ from decimal import Decimal
 
 import pytest
 
-from calculators.fields import field_value
+from atlas.core.calculators.fields import field_value
 
 # The ids other engineers' pages use, by the folder each must live in.
 REQUIRED = {

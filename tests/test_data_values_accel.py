@@ -7,8 +7,8 @@ in the schema: GiB, GB/s, TFLOP/s (TOPS for integer precisions), W.
 
 import pytest
 
+from atlas.core.calculators.fields import field_value
 from atlas.data.frame import KINDS
-from calculators.fields import field_value
 
 
 def value(dataset, device_id: str, field: str):

@@ -13,12 +13,12 @@ from page_support import assert_accepted, assert_twin_sources, href_params, sour
 from page_support import html_link as link
 from test_serving_page import calculator_calls, macro_calls
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.calculators.fields import field_number
 from atlas.data import tables
 from atlas.data.export import export_dataset
-from calculators.api import handle
-from calculators.catalog import Catalog
-from calculators.fields import field_number
 from conftest import REPO_ROOT
 from macros import edge_cpu
 

@@ -7,10 +7,9 @@ import math
 
 import pytest
 
-import calcview
-import l10n
+from atlas.core import calcview, l10n
+from atlas import cli
 from calc_results import result_elements
-from calculators import cli
 from calculators_support import catalog, ok
 
 EIGHT_B = {"model": "llama-3.1-8b", "weights": "bf16"}

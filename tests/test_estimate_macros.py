@@ -1,5 +1,5 @@
 """The estimate macros put the estimators' own answers into prose: every
-number here is compared with a direct call of ``calculators.api.handle``."""
+number here is compared with a direct call of ``atlas.core.calculators.api.handle``."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators.api import handle  # noqa: E402
+from atlas.core.calculators.catalog import Catalog  # noqa: E402
+from atlas.core.calculators.inputs import BY_NAME
 from atlas.data.export import export_dataset  # noqa: E402
-from calculators.api import handle  # noqa: E402
-from calculators.catalog import Catalog  # noqa: E402
-from calculators.inputs import BY_NAME
 from conftest import REPO_ROOT
 from macros import estimate_macros as em
 

@@ -1,4 +1,4 @@
-"""The one fit verdict (``calculators.fit``): the command line's ``--json`` of both calculators carries it in the
+"""The one fit verdict (``atlas.core.calculators.fit``): the command line's ``--json`` of both calculators carries it in the
 shape its ``TypedDict``s write down — the same keys, the same types, the same GPU-share rule."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import typing
 
 import pytest
 
-import calculators.cli
-from calculators import fit
-from calculators.cli import main as cli_main
+import atlas.cli as cli_module
+from atlas.cli import main as cli_main
+from atlas.core.calculators import fit
 from calculators_support import catalog
 
 
@@ -54,7 +54,7 @@ def check(value, hint, path: str) -> None:
 
 @pytest.fixture
 def run(capsys, monkeypatch):
-    monkeypatch.setattr(calculators.cli, "load_catalog", lambda data_json: catalog())
+    monkeypatch.setattr(cli_module, "load_catalog", lambda data_json: catalog())
 
     def go(*args: str) -> dict:
         assert cli_main([*args, "--json"]) == 0

@@ -8,15 +8,15 @@ block). The calculators package itself stays standard-library only.
 import pytest
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
-from calculators import defaults as d
-from calculators.memory import (
+from atlas.core.calculators import defaults as d
+from atlas.core.calculators.memory import (
     average_bits_per_weight,
     bits_per_weight,
     gguf_tensor_types,
     weight_bytes,
     weight_groups,
 )
-from calculators.models import ModelSpec
+from atlas.core.calculators.models import ModelSpec
 from calculators_support import GIB, catalog, ok
 
 

@@ -113,7 +113,7 @@ def test_german_markdown_follows_the_typography(path):
 
 def test_german_translation_strings_follow_the_typography():
     problems = []
-    for path in sorted((REPO_ROOT / "l10n" / "de").glob("*.json")):
+    for path in sorted((REPO_ROOT / "atlas" / "core" / "l10n" / "de").glob("*.json")):
         for key, text in json.loads(path.read_text(encoding="utf-8")).items():
             problems += [f"{path.name} {key}: {p}" for p in check_text(l10n_prose(text))]
     assert not problems, "\n".join(problems)
@@ -252,7 +252,7 @@ def test_german_markdown_has_no_banned_words(path):
     assert not problems, "\n".join(map(str, problems))
 
 
-@pytest.mark.parametrize("path", [_param(p, p.name) for p in sorted((REPO_ROOT / "l10n" / "de").glob("*.json"))])
+@pytest.mark.parametrize("path", [_param(p, p.name) for p in sorted((REPO_ROOT / "atlas" / "core" / "l10n" / "de").glob("*.json"))])
 def test_german_translation_strings_have_no_banned_words(path):
     problems = []
     for key, text in json.loads(path.read_text(encoding="utf-8")).items():

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from calculators import defaults as d
-from calculators.memory import gguf_tensor_types, weight_groups
-from calculators.models import ModelSpec
+from atlas.core.calculators import defaults as d
+from atlas.core.calculators.memory import gguf_tensor_types, weight_groups
+from atlas.core.calculators.models import ModelSpec
 from calculators_support import catalog
 
 CASES = json.loads((Path(__file__).parent / "gguf_published_sizes.json").read_text(encoding="utf-8"))["cases"]

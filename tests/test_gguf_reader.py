@@ -23,10 +23,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import l10n
-from calculators import defaults as d
-from calculators import model_import
-from calculators.gguf_reader import (
+from atlas.core import l10n
+from atlas.core.calculators import defaults as d
+from atlas.core.calculators import model_import
+from atlas.core.calculators.gguf_reader import (
     GGML_TYPES,
     GGUFArray,
     GGUFError,
@@ -36,8 +36,8 @@ from calculators.gguf_reader import (
     summary,
     to_preset,
 )
-from calculators.messages import render_text
-from calculators.models import ModelSpec
+from atlas.core.calculators.messages import render_text
+from atlas.core.calculators.models import ModelSpec
 from conftest import REPO_ROOT
 
 gguf = pytest.importorskip("gguf")
@@ -373,7 +373,7 @@ class CountingReader(io.RawIOBase):
 
 
 def test_tensor_data_is_never_read(tmp_path):
-    from calculators.gguf_reader import _CHUNK
+    from atlas.core.calculators.gguf_reader import _CHUNK
 
     path = tmp_path / "big.gguf"
     w = gguf.GGUFWriter(str(path), "llama")
@@ -432,7 +432,7 @@ def test_a_file_cut_inside_its_tensor_data_is_reported(files, tmp_path):
 
 
 def test_nested_arrays_keep_a_bounded_number_of_values():
-    from calculators.gguf_reader import MAX_KEPT
+    from atlas.core.calculators.gguf_reader import MAX_KEPT
 
     inner = struct.pack("<IQ", 0, 4000) + bytes(4000)  # 4,000 uint8
     data = _head(n_kv=1) + _s("k") + struct.pack("<IIQ", 9, 9, 4000) + inner * 4000  # 16 M values
@@ -588,7 +588,7 @@ def export(tmp_path_factory):
 
 
 def test_entry_point_asks_for_more_then_estimates_with_exact_bytes(files, export):
-    from calculators.catalog import Catalog
+    from atlas.core.calculators.catalog import Catalog
 
     catalog = Catalog.from_json(export.read_text(encoding="utf-8"))
     data = files["llama"].read_bytes()
@@ -614,7 +614,7 @@ def test_entry_point_asks_for_more_then_estimates_with_exact_bytes(files, export
     assert result["weights"] == "q4_k_m"  # general.file_type names it
     keys = {n["key"] for n in result["notes"]}
     assert "note.gguf_exact" in keys and "note.gguf_average" not in keys
-    from calculators.api import handle
+    from atlas.core.calculators.api import handle
 
     preset_result = handle({"command": "vram", "params": {"model": "llama-3.1-8b"}}, catalog)["result"]
     assert set(preset_result) | {"gguf"} == set(result)
@@ -625,8 +625,8 @@ def test_entry_point_asks_for_more_then_estimates_with_exact_bytes(files, export
     # the speed model reads the file's bytes too: its weight term grows with them, the formula's would not
     speed = model_import.import_model({**payload, "command": "speed", "params": {"device": "rtx-4090"}}, catalog)
     assert speed["ok"] and speed["result"]["gguf"]["exact_weights"] is True
-    from calculators.models import ModelSpec
-    from calculators.speed_model import Case, terms
+    from atlas.core.calculators.models import ModelSpec
+    from atlas.core.calculators.speed_model import Case, terms
 
     imported = model_import.from_header(header, "test.gguf")
     spec = ModelSpec.from_preset("imported", {**imported.preset, "file": {"weights": "q4_k_m",
@@ -639,8 +639,8 @@ def test_entry_point_asks_for_more_then_estimates_with_exact_bytes(files, export
 
 
 def test_entry_point_is_registered():
-    import pyweb
-    from calcview import browser
+    from atlas.core import pyweb
+    from atlas.core.calcview import browser
 
     assert pyweb.resolve("calculators.import_model") is browser.import_model_entry
     answer = json.loads(pyweb.call("calculators.import_model", json.dumps({"gguf_prefix_b64": "!!"})))
@@ -648,7 +648,7 @@ def test_entry_point_is_registered():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "calculators", *args], cwd=REPO_ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "atlas", *args], cwd=REPO_ROOT, capture_output=True,
                           text=True, timeout=120)
 
 

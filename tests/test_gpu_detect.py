@@ -1,4 +1,4 @@
-"""calculators.gpu_detect: WebGPU adapter info -> devices of the data set (matched by the data's own names)."""
+"""atlas.core.calculators.gpu_detect: WebGPU adapter info -> devices of the data set (matched by the data's own names)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from calculators import gpu_detect
+from atlas.core.calculators import gpu_detect
 
 
 @pytest.fixture(scope="module")
@@ -125,14 +125,14 @@ def test_every_runtime_name_of_a_gpu_finds_its_device(devices):
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_the_page_reaches_the_matcher_through_the_worker_entry_point(devices, lang):
-    """The worker may call only ``pyweb.ENTRY_POINTS``; ``calculators.gpu_detect`` answers with the catalogue the
+    """The worker may call only ``atlas.core.pyweb.ENTRY_POINTS``; ``atlas.core.calculators.gpu_detect`` answers with the catalogue the
     page loaded, and bad payloads get the localized "not available" line, not an exception."""
-    import pyweb
-    from calculators.catalog import Catalog
-    from calcview import browser
+    from atlas.core import pyweb
+    from atlas.core.calculators.catalog import Catalog
+    from atlas.core.calcview import browser
 
     module, _, function = pyweb.ENTRY_POINTS["calculators.gpu_detect"].partition(":")
-    assert (module, function) == ("calcview.browser", "gpu_detect_entry")
+    assert (module, function) == ("atlas.core.calcview.browser", "gpu_detect_entry")
     saved = browser._catalog
     browser._catalog = Catalog(devices=devices)
     try:
@@ -151,9 +151,9 @@ def test_the_page_reaches_the_matcher_through_the_worker_entry_point(devices, la
 def test_the_device_picker_has_a_hidden_detect_button_in_both_languages(command, lang, label):
     """The button sits under the reader's device picker only (not the speed page's baseline), hidden until
     gpu-detect.mjs finds WebGPU, with the page's 'not available' line for when no answer comes."""
-    import l10n
+    from atlas.core import l10n
+    from atlas.core.calcview import form
     from calculators_support import catalog
-    from calcview import form
 
     html = form.form_html(command, form.initial_values(command, {"model": "llama-3.1-8b"}, catalog()), lang, catalog())
     boxes = re.findall(r'<div class="atlas-calc-gpu" data-gpu-detect="([^"]+)" data-unavailable="([^"]+)" hidden>'

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-import l10n
-from calculators import devices as dev
-from calcview.form import LAYOUT
+from atlas.core import l10n
+from atlas.core.calculators import devices as dev
+from atlas.core.calcview.form import LAYOUT
 from tests.calculators_support import catalog, errors, rendered, result
 
 STRIX = "ryzen-ai-max-395"

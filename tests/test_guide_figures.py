@@ -1,15 +1,15 @@
 """The decision guide's worked examples — a device's TDP for a year, the energy and
-its cost at sourced electricity prices (``calculators.energy``) — and the dated
+its cost at sourced electricity prices (``atlas.core.calculators.energy``) — and the dated
 price table, with known values."""
 
 import re
 
 import pytest
 
+from atlas.core.calculators.energy import energy_cost
+from atlas.core.calculators.fields import field_number
 from atlas.data import prices
 from atlas.data.reference_prices import ELECTRICITY_PRICES, electricity_price
-from calculators.energy import energy_cost
-from calculators.fields import field_number
 from macros import guide_macros
 
 

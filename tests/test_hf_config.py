@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import l10n
-from calculators import model_import
-from calculators.hf_config import ConfigError, from_hf_config, hf_config_param_count
-from calculators.messages import render_text
-from calculators.models import ModelSpec
+from atlas.core import l10n, pyweb
+from atlas.core.calculators import model_import
+from atlas.core.calculators.hf_config import ConfigError, from_hf_config, hf_config_param_count
+from atlas.core.calculators.messages import render_text
+from atlas.core.calculators.models import ModelSpec
 from calculators_support import catalog
 from conftest import REPO_ROOT
 
@@ -85,7 +85,7 @@ def test_gpt_oss_20b():
 
 @pytest.mark.parametrize("name", ["qwen3-30b-a3b", "deepseek-v3", "gpt-oss-20b"])
 def test_fixtures_run_through_the_calculator(name):
-    from calculators.api import handle
+    from atlas.core.calculators.api import handle
 
     imported = model_import.from_config(load(name), name)
     response = model_import.estimate({"command": "vram", "params": {"weights": "bf16"}, "lang": "de"}, catalog(),
@@ -102,7 +102,7 @@ def test_cli_takes_a_config(tmp_path):
 
     export = tmp_path / "atlas-data.json"
     export.write_text(export_json(load_dataset()), encoding="utf-8")
-    run = lambda *a: subprocess.run([sys.executable, "-m", "calculators", *a, "--data-json", str(export)],  # noqa: E731
+    run = lambda *a: subprocess.run([sys.executable, "-m", "atlas", *a, "--data-json", str(export)],  # noqa: E731
                                     cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     out = run("vram", "--config", str(FIXTURES / "qwen3-30b-a3b.json"), "--weights", "q4_k_m", "--json")
     assert out.returncode == 0, out.stderr
@@ -286,8 +286,8 @@ MISTRAL_12B = {"architectures": ["MistralForCausalLM"], "model_type": "mistral",
 @pytest.mark.parametrize("lang, shown", [("en", "12.25"), ("de", "12,25")])
 def test_imported_fields_are_what_the_form_accepts(lang, shown):
     """12.247 billion would be written "12.247", which the field refuses as a thousands group: 12.25 instead."""
-    from calculators.api import handle
-    from calcview.browser import import_fields_entry
+    from atlas.core.calculators.api import handle
+    from atlas.core.calcview.browser import import_fields_entry
 
     answer = import_fields_entry({"config_json": json.dumps(MISTRAL_12B), "lang": lang})
     assert answer["ok"], answer
@@ -304,8 +304,8 @@ def test_imported_fields_are_what_the_form_accepts(lang, shown):
     (1234.5, "de", "1.234,5"), (1026.408, "de", "1.026,408"), (8.03, "de", "8,03"), (70.0, "en", "70"),
 ])
 def test_typed_decimal_reads_back_in_the_field(value, lang, shown):
-    from calculators.inputs import parse_number
-    from calcview.numbers import typed_decimal
+    from atlas.core.calculators.inputs import parse_number
+    from atlas.core.calcview.numbers import typed_decimal
 
     assert typed_decimal(value, lang) == shown
     assert parse_number(shown, integer=False) == pytest.approx(value, rel=5e-3)
@@ -325,7 +325,7 @@ def test_typed_decimal_reads_back_in_the_field(value, lang, shown):
 ])
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
 def test_unreadable_configs_give_a_sentence_not_parser_text(text, key, lang):
-    answer = json.loads(__import__("pyweb").call("calculators.import_fields",
+    answer = json.loads(pyweb.call("calculators.import_fields",
                                                   json.dumps({"config_json": text, "lang": lang})))
     assert answer["ok"] is False
     error = answer["errors"][0]

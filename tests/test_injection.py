@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import markdown
 import pytest
 
-import l10n
+from atlas.core import l10n
 from atlas.data.glossary import GROUPS
 from conftest import REPO_ROOT
 from hostile import CORPUS, HOSTILE_URLS, hostile_dataset, markup_problems, shape

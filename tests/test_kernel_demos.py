@@ -1,6 +1,6 @@
 """The in-page kernel demos (kernelview) on CPython, through the entry points the
-browser calls (``pyweb.call``): every value equals a direct call to
-``kernels/systolic.py`` or ``kernels/roofline.py``; bad input gives localized
+browser calls (``atlas.core.pyweb.call``): every value equals a direct call to
+``atlas/core/kernels/systolic.py`` or ``atlas/core/kernels/roofline.py``; bad input gives localized
 messages. tests/test_browser_kernel_demos.py runs the same code under Pyodide.
 """
 
@@ -10,17 +10,16 @@ import re
 
 import pytest
 
-import l10n
-import pyweb
+from atlas.core import l10n, pyweb
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.charts import ChartError
+from atlas.core.charts.systolic import pe_grid_svg, utilisation_svg
+from atlas.core.kernels import roofline, systolic
+from atlas.core.kernelview import render, roofline_demo, systolic_demo
+from atlas.core.kernelview.page import demo_html, page_config
 from atlas.data import kernel_tables
 from calc_results import lookup, result_elements
-from calculators.catalog import Catalog
 from calculators_support import catalog
-from charts import ChartError
-from charts.systolic import pe_grid_svg, utilisation_svg
-from kernels import roofline, systolic
-from kernelview import render, roofline_demo, systolic_demo
-from kernelview.page import demo_html, page_config
 
 BAD_TEXT = re.compile(r"\bNaN\b|\bInfinity\b|Traceback|\bnan\b|\binf\b")
 
@@ -28,7 +27,7 @@ BAD_TEXT = re.compile(r"\bNaN\b|\bInfinity\b|Traceback|\bnan\b|\binf\b")
 def call(entry: str, params: dict, lang: str = "en") -> dict:
     """What the page gets from the worker for ``params`` (JSON in, JSON out, as in the browser)."""
     if entry == "kernels.roofline":  # the browser reads the catalog from the data export
-        from calcview import browser
+        from atlas.core.calcview import browser
 
         browser._catalog = catalog()
     return json.loads(pyweb.call(entry, json.dumps({"command": "ignored", "params": params, "lang": lang})))
@@ -244,7 +243,7 @@ def test_known_roofline_figures():
 
 
 def test_explorer_peak_agrees_with_the_roofline_tables_for_every_device(dataset):
-    from calculators.demo_peaks import PRECISIONS  # what the demos and the build-time tables look up
+    from atlas.core.calculators.demo_peaks import PRECISIONS  # what the demos and the build-time tables look up
 
     for device_id in dataset.devices:
         for precision in PRECISIONS:
@@ -349,7 +348,7 @@ def test_demo_page_markup(demo, trigger):
     expected = render({"command": demo, "params": {}, "lang": "de"}, catalog())
     assert expected["html"] in html
     names = re.findall(r'<(?:input|select)[^>]* name="([^"]+)"', html)
-    from kernelview.inputs import PARAMETERS
+    from atlas.core.kernelview.inputs import PARAMETERS
 
     assert names == [name for name, _, _ in PARAMETERS[demo]]
     assert ("data-calc-run" in html) == (trigger == "submit")

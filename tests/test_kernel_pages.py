@@ -81,7 +81,7 @@ def test_measurement_table_lists_every_recorded_run(built_site, dataset, demo, l
 
 def test_measured_values_are_formatted_per_language(built_site, dataset):
     entry = next(m for m in dataset.measurements.values() if m["demo"] == "bandwidth" and m["result"]["value"] >= 10)
-    import l10n
+    from atlas.core import l10n
 
     for lang in ("en", "de"):
         row = re.search(rf'<tr data-measurement="{entry["id"]}".*?</tr>', page_html(built_site, "bandwidth", lang), re.S).group(0)

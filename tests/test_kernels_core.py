@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-import l10n
-from calculators import demo_peaks
+from atlas.core import l10n
+from atlas.core.calculators import demo_peaks
+from atlas.core.kernels import roofline, systolic
 from conftest import REPO_ROOT
 from kernels import (
     BACKENDS,
@@ -22,8 +23,6 @@ from kernels import (
     harness,
     intensity_common,
     record,
-    roofline,
-    systolic,
 )
 
 
@@ -293,7 +292,7 @@ def test_bad_systolic_input(value, key):
 
 def test_in_page_modules_need_only_the_standard_library(tmp_path):
     code = (
-        "import sys; sys.path.insert(0, '.'); from kernels import roofline, systolic; "  # -I -S: only the checkout
+        "import sys; sys.path.insert(0, '.'); from atlas.core.kernels import roofline, systolic; "  # -I -S: only the checkout
         "third = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'yaml', 'jsonschema', 'torch', 'jax') or m.startswith('atlas.data')); "
         "print(third, roofline.critical_intensity(989.4, 3350) > 295, systolic.cycles(4, 4, 4, 4))"
     )

@@ -21,7 +21,7 @@ import re
 import pytest
 from test_kernels_backends import need
 
-from calculators import demo_peaks
+from atlas.core.calculators import demo_peaks
 
 pytestmark = pytest.mark.kernels
 

@@ -9,14 +9,14 @@ from functools import cache
 
 import pytest
 
-import calcview
+from atlas.core import calcview
+from atlas import cli
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.memory import kv_cache_bytes
+from atlas.core.calculators.models import ModelSpec
 from atlas.data.dataset import kv_quality_problems, load_dataset
 from atlas.data.export import export_dataset
 from atlas.data.schema import schema_problems
-from calculators import cli
-from calculators.api import handle
-from calculators.memory import kv_cache_bytes
-from calculators.models import ModelSpec
 
 GIB = 2**30
 PARAMS = {"model": "llama-3.1-8b", "context": 32768}
@@ -130,8 +130,8 @@ def test_page_section_in_both_languages(lang, heading, number):
 def test_the_browser_catalogue_keeps_the_measurements_of_the_export():
     """The page builds its catalogue from the export (``Catalog.from_dict``): the measurements must survive that, or
     the page would show the memory saved without the quality change."""
-    from calculators import kv_quality
-    from calculators.catalog import Catalog
+    from atlas.core.calculators import kv_quality
+    from atlas.core.calculators.catalog import Catalog
 
     export = json.loads(json.dumps(export_dataset(load_dataset())))
     catalog = Catalog.from_dict(export)

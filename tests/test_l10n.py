@@ -6,7 +6,7 @@ import math
 import pytest
 from babel.numbers import format_decimal
 
-import l10n
+from atlas.core import l10n
 
 VALUES = [0, 1, 7.5, 80, 989.4, 1978.9, 3350, 3350.5, 12345.678, 1234567.891, 0.0412, 2.675, 1e9, -42.25]
 

@@ -13,13 +13,13 @@ import sys
 
 import pytest
 
+from atlas.core.calculators import measured
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog, CatalogError
+from atlas.core.calculators.models import ModelSpec
 from atlas.data.checks.inference import cases as file_cases
 from atlas.data.dataset import load_dataset
 from atlas.data.export import MEASURED_FIELDS, export_dataset, measured_rows
-from calculators import measured
-from calculators.api import handle
-from calculators.catalog import Catalog, CatalogError
-from calculators.models import ModelSpec
 from tests.calculators_support import catalog, rendered, result
 
 M4_MAX_QWEN3_8B = {"workload": "decode", "device": "apple-m4-max", "model": "qwen3-8b", "weights": "mlx_4bit"}
@@ -105,7 +105,7 @@ def test_the_estimate_does_not_depend_on_the_measurements():
 def test_no_measurement_is_said_in_both_languages():
     bare = dataclasses.replace(catalog(), measurements=[])
     for lang, words in (("en", "holds no published measurement"), ("de", "keine veröffentlichte Messung")):
-        import calcview
+        from atlas.core import calcview
 
         out = calcview.render({"command": "speed", "params": M4_MAX_QWEN3_8B, "lang": lang}, bare)
         assert out["ok"] and words in out["html"]
@@ -139,7 +139,7 @@ def test_the_page_shows_a_measured_table_with_sources(lang):
 
 def test_cli_lists_measurements_in_both_languages():
     run = lambda lang: subprocess.run(  # noqa: E731
-        [sys.executable, "-m", "calculators", "speed", "--device", "apple-m4-max", "--model", "qwen3-8b",
+        [sys.executable, "-m", "atlas", "speed", "--device", "apple-m4-max", "--model", "qwen3-8b",
          "--weights", "mlx_4bit", "--lang", lang], capture_output=True, text=True, check=True).stdout
     english, german = run("en"), run("de")
     assert "Measured by others on Apple M4 Max (not used for the estimate):" in english

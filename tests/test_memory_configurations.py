@@ -12,12 +12,12 @@ import re
 
 import pytest
 
-import calcview
-from calculators.api import handle
-from calculators.cli import main as cli_main
-from calculators.inputs import BY_NAME
+from atlas.cli import main as cli_main
+from atlas.core import calcview
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.inputs import BY_NAME
+from atlas.core.calcview import form
 from calculators_support import catalog
-from calcview import form
 
 
 def call(command, params, lang="en"):
@@ -75,7 +75,7 @@ def test_a_listed_configuration_brings_its_own_memory_and_an_old_link_the_defaul
                                                ("apple-m3-max@ 96 ", "apple-m3-max@96"),
                                                ("rtx-4060-ti-16gb@8", "rtx-4060-ti-16gb@8")])
 def test_choice_values_are_normalised(value, normalised):
-    from calculators.inputs import parse_value
+    from atlas.core.calculators.inputs import parse_value
     assert parse_value(BY_NAME["device"], value, catalog()) == normalised
 
 

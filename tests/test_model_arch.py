@@ -7,11 +7,10 @@ import json
 
 import pytest
 
-from atlas.data.checks.models import model_problems, parameter_count_problems
-from calculators import cli
-from calculators import defaults as d
-from calculators import devices as dev
-from calculators.memory import (
+from atlas import cli
+from atlas.core.calculators import defaults as d
+from atlas.core.calculators import devices as dev
+from atlas.core.calculators.memory import (
     MemoryOptions,
     _per_device_need,
     estimate_memory,
@@ -24,7 +23,8 @@ from calculators.memory import (
     presets_that_fit,
     tp_errors,
 )
-from calculators.models import ModelSpec
+from atlas.core.calculators.models import ModelSpec
+from atlas.data.checks.models import model_problems, parameter_count_problems
 from calculators_support import GIB, catalog, errors, ok
 
 TODAY = datetime.date(2026, 12, 6)  # on or after the newest access date in data/

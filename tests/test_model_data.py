@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from atlas.core.calculators.models import ModelSpec
 from atlas.data.dataset import load_dataset
 from atlas.data.errors import DataValidationError
-from calculators.models import ModelSpec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invalid_models"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())

@@ -22,8 +22,8 @@ import json
 
 import pytest
 
-import l10n
-from calculators.cli import main as cli_main
+from atlas.cli import main as cli_main
+from atlas.core import l10n
 from calculators_support import catalog, rendered, result
 
 QWEN_16GB = {"model": "qwen3-30b-a3b", "weights": "q4_k_m", "context": 32768, "device": "rtx-4060-ti-16gb"}
@@ -120,9 +120,9 @@ def test_dense_model_has_no_expert_offload():
 
 
 def test_cli_option_and_json(capsys, monkeypatch):
-    import calculators.cli
+    import atlas.cli as cli_module
 
-    monkeypatch.setattr(calculators.cli, "load_catalog", lambda data_json: catalog())
+    monkeypatch.setattr(cli_module, "load_catalog", lambda data_json: catalog())
     args = ["speed", "--model", "qwen3-30b-a3b", "--weights", "q4_k_m", "--context", "32768", "--kv-cache", "q8_0",
             "--device", "rtx-4060-ti-16gb", "--moe-offload", "experts", "--json"]
     assert cli_main(args) == 0
@@ -161,7 +161,7 @@ def test_typed_price_applies_to_the_device_only_and_the_answer_gives_both_costs(
 
 
 def l10n_number(value):
-    import l10n
+    from atlas.core import l10n
     return l10n.format_number(value, "en", 3 if value < 1 else 2)
 
 
@@ -200,14 +200,14 @@ def test_answer_and_comparison_name_the_engine(lang, answer, compare):
 
 
 def test_cli_comparison_names_the_engine(capsys, monkeypatch):
-    import calculators.cli
+    import atlas.cli as cli_module
 
-    monkeypatch.setattr(calculators.cli, "load_catalog", lambda data_json: catalog())
+    monkeypatch.setattr(cli_module, "load_catalog", lambda data_json: catalog())
     assert cli_main(["speed", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--baseline", "rtx-3090",
                      "--engine", "llama.cpp"]) == 0
     assert "Both estimated with llama.cpp." in capsys.readouterr().out
 
 
 def l10n_month(as_of):
-    import l10n
+    from atlas.core import l10n
     return l10n.format_month(as_of[:7], "en")

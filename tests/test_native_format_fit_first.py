@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from calculators.cli import main as cli_main
+from atlas.cli import main as cli_main
 from calculators_support import catalog, rendered, result
 
 call, view = result, rendered  # the shared helpers of calculators_support, by this file's names
@@ -118,9 +118,9 @@ def test_a_fitting_setup_keeps_its_comparison_reason():
 
 @pytest.mark.parametrize("lang, first", [("en", "Does not fit on RTX 4090"), ("de", "Passt nicht auf RTX 4090")])
 def test_cli_text_and_json_start_with_does_not_fit(capsys, monkeypatch, lang, first):
-    import calculators.cli
+    import atlas.cli as cli_module
 
-    monkeypatch.setattr(calculators.cli, "load_catalog", lambda data_json: catalog())  # the data set read once
+    monkeypatch.setattr(cli_module, "load_catalog", lambda data_json: catalog())  # the data set read once
     args = ["speed", "--model", "llama-3.1-70b", "--weights", "bf16", "--device", "rtx-4090", "--baseline",
             "a100-sxm-80gb", "--lang", lang]
     assert cli_main(args) == 0

@@ -10,11 +10,11 @@ import re
 
 import pytest
 
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog
 from atlas.data.dataset import load_dataset
 from atlas.data.export import export_dataset
 from atlas.data.scaffold import write_scaffold
-from calculators.api import handle
-from calculators.catalog import Catalog
 from conftest import copy_repo_for_build, run_mkdocs_build
 
 pytestmark = pytest.mark.slow

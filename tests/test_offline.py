@@ -20,7 +20,7 @@ import threading
 
 import pytest
 
-import l10n
+from atlas.core import l10n
 from conftest import REPO_ROOT, _QuietHandler
 from macros.runtime_hooks import precompress, service_worker, sw_manifest
 

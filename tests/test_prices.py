@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from atlas.core.calculators import cost
 from atlas.data.checks.prices import (
     per_device_usd,
     price_problems,
@@ -17,7 +18,6 @@ from atlas.data.checks.prices import (
 from atlas.data.dataset import COLLECTIONS, CROSS_CHECKS, load_dataset
 from atlas.data.errors import DataValidationError
 from atlas.data.schema import schema_problems
-from calculators import cost
 from conftest import REPO_ROOT
 
 TODAY = datetime.date(2026, 12, 6)  # on or after the newest access date in data/
@@ -182,7 +182,7 @@ def test_machine_price_is_filed_and_exported(device_id, list_id, usd, memory_gib
 
 
 def test_rtx_pro_6000_street_range():
-    from calculators import cost
+    from atlas.core.calculators import cost
     from calculators_support import catalog
 
     bought = cost.purchase_price(catalog().prices["rtx-pro-6000-blackwell"])
@@ -224,7 +224,7 @@ def test_machine_price_plus_electricity_at_the_system_power():
 
 
 def test_cli_prints_the_amortised_cost(capsys):
-    from calculators import cli
+    from atlas import cli
 
     code = cli.main(["speed", "--device", "dgx-spark", "--model", "llama-3.1-8b", "--weights", "q4_k_m", "--json"])
     assert code == 0
@@ -237,7 +237,7 @@ def test_cli_prints_the_amortised_cost(capsys):
 def test_a_price_names_its_memory_size_and_another_size_gets_none():
     """A Mac Studio's 96 GB price is not the price of its 512 GB configuration: the speed answer amortises the
     named size's price and has no purchase basis for a size without one (the reader can type a price)."""
-    from calculators import cost
+    from atlas.core.calculators import cost
     from calculators_support import catalog, ok
 
     rows = catalog().prices["apple-m3-ultra"]

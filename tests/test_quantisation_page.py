@@ -10,13 +10,13 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import yaml
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import defaults as d
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.calculators.inputs import BY_NAME, parse
 from atlas.data import quantisation as q
 from atlas.data.export import export_dataset
-from calculators import defaults as d
-from calculators.api import handle
-from calculators.catalog import Catalog
-from calculators.inputs import BY_NAME, parse
 from conftest import REPO_ROOT
 
 PAGE = "guide/quantisation"
@@ -249,7 +249,7 @@ def test_page_has_no_inline_styles(built_site, lang):
 
 def test_link_parser_refuses_unknown_parameters(catalog):
     """The check above can fail: a misspelt parameter or value is a ValidationError."""
-    from calculators.messages import ValidationError
+    from atlas.core.calculators.messages import ValidationError
 
     with pytest.raises(ValidationError):
         parse("vram", {"model": "llama-3.1-8b", "kv_cache_type": "q8_0"}, catalog)

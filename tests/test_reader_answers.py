@@ -9,14 +9,13 @@ import re
 
 import pytest
 
-import calcview
-import l10n
+from atlas.core import calcview, l10n
+from atlas.core.calculators import defaults as d
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.inputs import PARAMETERS, parse_number
+from atlas.core.calcview import form, numbers
 from calc_results import result_elements
-from calculators import defaults as d
-from calculators.api import handle
-from calculators.inputs import PARAMETERS, parse_number
 from calculators_support import catalog
-from calcview import form, numbers
 
 QWEN_ON_4070 = {"model": "qwen3-30b-a3b", "weights": "q4_k_m", "context": "32768", "device": "rtx-4070-ti-super"}
 

@@ -11,7 +11,7 @@ from io import BytesIO
 
 import pytest
 
-import pyweb
+from atlas.core import pyweb
 from atlas.data import webbundle
 from atlas.data.dataset import load_dataset
 from conftest import REPO_ROOT
@@ -26,41 +26,45 @@ PAGES_WITH_RUNTIME = {
 }
 
 
-def test_bundle_holds_exactly_the_registered_packages_and_is_reproducible():
+def test_bundle_is_the_core_folder_whole_and_is_reproducible():
     content, version = webbundle.site_bundle()
     assert webbundle.site_bundle() == (content, version)  # same sources, same bytes
     names = zipfile.ZipFile(BytesIO(content)).namelist()
-    assert {n.split("/")[0] for n in names} == set(pyweb.PACKAGES)
-    assert {"calculators/api.py", "calcview/browser.py", "charts/roofline.py", "l10n/de/calculators.json",
-            "l10n/en/calculator_ui.json", "pyweb/__init__.py"} <= set(names)
+    core = sorted(p.relative_to(REPO_ROOT).as_posix() for p in (REPO_ROOT / "atlas" / "core").rglob("*")
+                  if p.suffix in (".py", ".json") and "__pycache__" not in p.parts)
+    assert names == sorted(["atlas/__init__.py", *core])  # the folder whole, nothing else
+    assert {"atlas/core/calculators/api.py", "atlas/core/calcview/browser.py", "atlas/core/charts/roofline.py",
+            "atlas/core/l10n/de/calculators.json", "atlas/core/l10n/en/calculator_ui.json",
+            "atlas/core/pyweb/__init__.py"} <= set(names)
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     for name, target in pyweb.ENTRY_POINTS.items():
-        assert target.split(":")[0].split(".")[0] in pyweb.PACKAGES, name
+        module = target.split(":")[0]
+        assert module.replace(".", "/") + ".py" in names or module.replace(".", "/") + "/__init__.py" in names, name
 
 
 def test_bundle_ships_only_the_standard_library_kernels_and_the_very_files_the_pages_show():
     archive = zipfile.ZipFile(BytesIO(webbundle.site_bundle()[0]))
-    shipped = sorted(n for n in archive.namelist() if n.startswith("kernels/"))
-    assert shipped == ["kernels/__init__.py", "kernels/roofline.py", "kernels/systolic.py"]
-    assert pyweb.PACKAGE_FILES["kernels"] == ("__init__.py", "roofline.py", "systolic.py")
+    shipped = sorted(n for n in archive.namelist() if "kernels/" in n)
+    assert shipped == ["atlas/core/kernels/__init__.py", "atlas/core/kernels/roofline.py",
+                       "atlas/core/kernels/systolic.py"]
     for name in shipped:  # byte for byte the file in the repository, which the kernel pages embed
         assert archive.read(name) == (REPO_ROOT / name).read_bytes(), name
     for page in ("systolic", "roofline"):
         for suffix in (".md", ".de.md"):
             source = (REPO_ROOT / "docs/kernels" / f"{page}{suffix}").read_text(encoding="utf-8")
-            assert f'--8<-- "kernels/{page}.py"' in source
-    # the PyTorch, JAX, Triton and CUDA demos stay out; every other package ships whole
+            assert f'--8<-- "atlas/core/kernels/{page}.py"' in source
+    # the PyTorch, JAX, Triton and CUDA demos (kernels/) and the data layer stay out
     assert not [n for n in archive.namelist() if n.endswith(".cu") or "_torch" in n or "_jax" in n or "_triton" in n]
-    assert "kernelview/browser.py" in archive.namelist() and "charts/systolic.py" in archive.namelist()
-    assert "l10n/de/kernel_demos.json" in archive.namelist()
+    assert not [n for n in archive.namelist() if n.startswith(("kernels/", "atlas/data/", "atlas/cli/"))]
+    assert "atlas/core/kernelview/browser.py" in archive.namelist() and "atlas/core/charts/systolic.py" in archive.namelist()
+    assert "atlas/core/l10n/de/kernel_demos.json" in archive.namelist()
 
 
-def test_a_listed_file_that_is_missing_stops_the_build(tmp_path):
-
-    (tmp_path / "kernels").mkdir()
-    (tmp_path / "kernels" / "__init__.py").write_text("")
-    with pytest.raises(FileNotFoundError, match="systolic.py"):
-        webbundle.bundle_zip(["kernels"], tmp_path, {"kernels": ("__init__.py", "systolic.py")})
+def test_a_missing_core_folder_stops_the_build(tmp_path):
+    (tmp_path / "atlas").mkdir()
+    (tmp_path / "atlas" / "__init__.py").write_text("")
+    with pytest.raises(FileNotFoundError, match="browser core"):
+        webbundle.bundle_zip(tmp_path)
 
 
 def test_bundle_runs_on_the_standard_library_alone(tmp_path):
@@ -70,7 +74,7 @@ def test_bundle_runs_on_the_standard_library_alone(tmp_path):
     data.mkdir()
     (data / "atlas-data.json").write_bytes(webbundle.site_data(load_dataset())[0])
     script = (
-        "import json, sys; sys.path.insert(0, sys.argv[1]); import pyweb; pyweb.DATA_DIR = sys.argv[2];"
+        "import json, sys; sys.path.insert(0, sys.argv[1]); from atlas.core import pyweb; pyweb.DATA_DIR = sys.argv[2];"
         "pyweb.warm(['calculators.render']);"
         "req = {'command': 'vram', 'params': {'model': 'llama-3.1-70b', 'weights': 'q4_k_m', 'context': '8192'},"
         " 'lang': 'de'};"
@@ -104,7 +108,8 @@ def test_built_site_carries_the_runtime(built_site):
     assert export["schema_version"] == 1 and "h100-sxm" in export["devices"] and "llama-3.1-70b" in export["models"]
     for js in ("calculator.mjs", "pyodide-client.mjs", "pyodide-worker.mjs", "pyodide-start.js"):
         assert (built_site / "assets/javascripts" / js).is_file()
-    assert not list((built_site).rglob("calculators/*.py")), "Python sources are shipped only inside the zip"
+    assert not list((built_site).rglob("atlas/**/*.py")), "Python sources are shipped only inside the zip"
+    assert not list((built_site).rglob("calculators/*.py"))
 
 
 def test_only_calculator_pages_reference_the_runtime(built_site):
@@ -143,8 +148,8 @@ def test_runtime_declaration_points_at_existing_files(built_site):
 
 
 def test_prerendered_result_is_in_the_html(built_site):
+    from atlas.core.calculators.api import handle
     from calc_results import lookup, result_elements
-    from calculators.api import handle
     from calculators_support import catalog
 
     for lang, prefix in (("en", ""), ("de", "de/")):

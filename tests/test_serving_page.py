@@ -11,11 +11,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.calculators.inputs import BY_NAME, parse
 from atlas.data.export import export_dataset
-from calculators.api import handle
-from calculators.catalog import Catalog
-from calculators.inputs import BY_NAME, parse
 from conftest import REPO_ROOT
 from macros import estimate_macros as em
 
@@ -180,9 +180,9 @@ def test_throughput_grows_with_concurrency_while_each_sequence_slows(catalog, de
 
 def test_decode_stays_memory_bound_and_prefill_compute_bound_as_the_page_says(catalog, dataset):
     """The intensities the page quotes against the H100's critical intensity (FP8 and BF16 matrix peaks)."""
+    from atlas.core.calculators import roofline
+    from atlas.core.calculators.fields import field_number
     from atlas.data import chart_estimates
-    from calculators import roofline
-    from calculators.fields import field_number
 
     h100 = dataset.device("h100-sxm")
 

@@ -98,7 +98,7 @@ def test_the_page_states_the_plan_with_its_value(lang):
 
 
 def test_cli_gives_the_plan():
-    out = subprocess.run([sys.executable, "-m", "calculators", "speed", "--model", "llama-3.3-70b", "--weights", "fp8",
+    out = subprocess.run([sys.executable, "-m", "atlas", "speed", "--model", "llama-3.3-70b", "--weights", "fp8",
                           "--device", "h100-sxm", "--num-devices", "2", "--engine", "vllm",
                           "--target-tokens-per-s", "20"], capture_output=True, text=True, check=True).stdout
     users = result("speed", {**SERVER, "target_tokens_per_s": 20})["plan"]["concurrency"]

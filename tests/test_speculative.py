@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-import l10n
-from calculators import speculative
-from calculators.models import ModelSpec
+from atlas.core import l10n
+from atlas.core.calculators import speculative
+from atlas.core.calculators.models import ModelSpec
 from tests.calculators_support import catalog, errors, rendered, result
 
 MTP = {"model": "deepseek-v3", "weights": "fp8", "device": "h200-sxm", "num_devices": 8, "engine": "vllm"}
@@ -111,7 +111,7 @@ def test_the_page_and_the_cli_say_what_the_drafter_does(lang):
 
 
 def test_the_command_line_takes_the_options():
-    out = subprocess.run([sys.executable, "-m", "calculators", "speed", "--model", "llama-3.1-70b", "--weights",
+    out = subprocess.run([sys.executable, "-m", "atlas", "speed", "--model", "llama-3.1-70b", "--weights",
                           "q4_k_m", "--device", "rtx-4090", "--num-devices", "2", "--speculative", "draft",
                           "--draft-model", "llama-3.2-1b", "--acceptance-percent", "70"],
                          capture_output=True, text=True, check=True).stdout

@@ -9,11 +9,11 @@ import math
 
 import pytest
 
+from atlas.core.calculators import fitted
+from atlas.core.calculators import speed_model as sm
+from atlas.core.calculators.models import ModelSpec
 from atlas.data import accuracy, fit_speed
 from atlas.data.dataset import load_dataset
-from calculators import fitted
-from calculators import speed_model as sm
-from calculators.models import ModelSpec
 from calculators_support import catalog, ok
 
 
@@ -171,7 +171,7 @@ def test_cross_validation_never_sees_the_measurement_it_predicts():
 
 @pytest.mark.slow
 def test_committed_fit_is_what_the_data_gives():
-    """`python -m atlas.data fit` reproduces calculators/fitted.py: nobody edited a parameter by hand."""
+    """`python -m atlas.data fit` reproduces atlas/core/calculators/fitted.py: nobody edited a parameter by hand."""
     result = fit_speed.run(write=False)
     for feature, entry in result["params"].items():
         assert entry["global"] == pytest.approx(fitted.PARAMS[feature]["global"], abs=1e-3), feature

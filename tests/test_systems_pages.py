@@ -13,13 +13,13 @@ from german_typography import check_banned, check_source_units, check_text, mark
 from page_support import assert_twin_sources
 from test_serving_page import calculator_calls, macro_calls
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import fitted
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.calculators.inputs import BY_NAME, parse
 from atlas.data import tables
 from atlas.data.export import export_dataset
-from calculators import fitted
-from calculators.api import handle
-from calculators.catalog import Catalog
-from calculators.inputs import BY_NAME, parse
 from conftest import REPO_ROOT
 from macros import estimate_macros as em
 from macros import systems

@@ -25,7 +25,7 @@ def main(argv=None) -> int:
     new.add_argument("--vendor", required=True, help="vendor name as shown on the site, e.g. NVIDIA")
     new.add_argument("--kind", required=True, choices=["gpu", "tpu", "asic", "fpga", "npu", "cpu"])
     new.add_argument("--like", help="id of the device to copy (default: the newest of the same kind)")
-    sub.add_parser("fit", help="fit the speed model on data/inference/ and cross-validate it (writes calculators/fitted.py)")
+    sub.add_parser("fit", help="fit the speed model on data/inference/ and cross-validate it (writes atlas/core/calculators/fitted.py)")
     policy = sub.add_parser("csp", help="print the Content-Security-Policy headers for a built site")
     policy.add_argument("site", help="the built site folder (mkdocs build writes site/)")
     policy.add_argument(

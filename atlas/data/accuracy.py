@@ -1,7 +1,7 @@
 """The speed model's cross-validated accuracy, as tables and chart inputs for the accuracy page.
 
 Reads ``atlas/data/fit_report.json`` (written by ``python -m atlas.data fit`` together
-with ``calculators/fitted.py``): every published measurement with the
+with ``atlas/core/calculators/fitted.py``): every published measurement with the
 prediction of a fit that left its source out. Nothing here computes an
 estimate; it only shows how far the estimates were from the measurements.
 """
@@ -12,9 +12,9 @@ import json
 import math
 from html import escape
 
-import l10n
+from atlas.core import l10n
+from atlas.core.charts import svg
 from atlas.data.dataset import REPO_ROOT
-from charts import svg
 
 REPORT = REPO_ROOT / "atlas" / "data" / "fit_report.json"
 GROUPS = ("decode-single-batch1", "decode-multi-or-batched", "prefill")
@@ -136,9 +136,9 @@ def sources_list(report: dict, inference: dict, lang: str) -> str:
     return f'<ul class="atlas-sources">{"".join(items)}</ul>'
 
 
-# The error statement next to a speed result (``calculators.trust``): the cross-validated figures per phase,
-# per phase and engine, and per phase, engine and device class, written to ``calculators/accuracy_groups.py``.
-GROUPS_PY = REPO_ROOT / "calculators" / "accuracy_groups.py"
+# The error statement next to a speed result (``atlas.core.calculators.trust``): the cross-validated figures per phase,
+# per phase and engine, and per phase, engine and device class, written to ``atlas/core/calculators/accuracy_groups.py``.
+GROUPS_PY = REPO_ROOT / "atlas" / "core" / "calculators" / "accuracy_groups.py"
 
 
 def _figures(ratios: list[float]) -> dict:
@@ -159,8 +159,8 @@ def _figures(ratios: list[float]) -> dict:
 
 def group_figures(report: dict, devices: dict) -> dict:
     """{'prefill': {...}, 'prefill|llama.cpp': {...}, 'prefill|llama.cpp|nvidia-geforce': {...}, ...}: the
-    cross-validated figures of every group of the report's cases (``calculators.trust``)."""
-    from calculators import engines, trust
+    cross-validated figures of every group of the report's cases (``atlas.core.calculators.trust``)."""
+    from atlas.core.calculators import engines, trust
 
     ratios: dict[str, list[float]] = {}
     for case in report["cases"]:
@@ -182,7 +182,7 @@ def groups_module(report: dict, devices: dict) -> str:
         "from ``atlas/data/fit_report.json`` (``atlas.data.accuracy.write_groups``); do not edit.\n\n"
         "GROUPS: per phase ('prefill'), phase and engine ('prefill|llama.cpp') and phase, engine and device class\n"
         "('prefill|llama.cpp|nvidia-geforce'): cases, share within ×0.8–1.25 and ×0.67–1.5, median ratio, median\n"
-        "and 80th-percentile error. ``calculators.trust`` picks the group a speed result belongs to.\n"
+        "and 80th-percentile error. ``atlas.core.calculators.trust`` picks the group a speed result belongs to.\n"
         '"""\n\n'
         f"DATE = {report['summary'].get('date', '')!r}\n\n"
         f"GROUPS = {pprint.pformat(group_figures(report, devices), width=110, sort_dicts=True)}\n"
@@ -190,7 +190,7 @@ def groups_module(report: dict, devices: dict) -> str:
 
 
 def write_groups(report: dict | None = None, devices: dict | None = None) -> None:
-    """Write ``calculators/accuracy_groups.py`` from the report (by default the committed one)."""
+    """Write ``atlas/core/calculators/accuracy_groups.py`` from the report (by default the committed one)."""
     if devices is None:
         from atlas.data.dataset import load_dataset
 

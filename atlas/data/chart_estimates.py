@@ -1,22 +1,22 @@
 """Chart inputs computed by the estimators (build side): memory breakdowns,
 capacity thresholds and workload intensities, never typed into a page.
 
-Every figure comes from ``calculators.api.handle`` — the function the
+Every figure comes from ``atlas.core.calculators.api.handle`` — the function the
 calculators, the command line and the browser run — with the parameters the
-calculators document (``calculators.inputs``: ``model``, ``weights``,
+calculators document (``atlas.core.calculators.inputs``: ``model``, ``weights``,
 ``kv_cache``, ``context``, ``batch``, ``mode``, ``workload``, …). Sizes stay in
-the unit the estimators name in their keys (``…_gib``); ``charts.estimates``
+the unit the estimators name in their keys (``…_gib``); ``atlas.core.charts.estimates``
 turns results into chart inputs with labels in the page's language (the
 in-page calculators use the same functions).
 """
 
 from __future__ import annotations
 
+from atlas.core.calculators.api import handle
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.charts import estimates
 from atlas.data.dataset import Dataset
 from atlas.data.export import export_dataset
-from calculators.api import handle
-from calculators.catalog import Catalog
-from charts import estimates
 
 
 class EstimateError(ValueError):

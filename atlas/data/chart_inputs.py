@@ -1,6 +1,6 @@
 """Data-set devices as the plain inputs of the ``charts`` package (build side).
 
-Every figure is read through ``calculators.fields.field_value``, so a chart shows the
+Every figure is read through ``atlas.core.calculators.fields.field_value``, so a chart shows the
 same number, unit and source as the tables. Units as in the data set: memory
 in GiB, bandwidth in GB/s, peaks in TFLOP/s (TOPS for integer precisions),
 TDP in W, prices in US$ (per hour for cloud prices).
@@ -8,11 +8,11 @@ TDP in W, prices in US$ (per hour for cloud prices).
 
 from __future__ import annotations
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import cost
+from atlas.core.calculators.fields import PRECISIONS, field_value
 from atlas.data.frame import select_devices
 from atlas.data.kernel_tables import workloads as kernel_workloads
-from calculators import cost
-from calculators.fields import PRECISIONS, field_value
 
 PURCHASE_PRICES = cost.PURCHASE_KINDS
 
@@ -42,7 +42,7 @@ def peak(device: dict, precision="bf16", unit: str = "matrix", sparsity: str = "
 def device_price(prices: list[dict], basis: str = "purchase") -> dict:
     """The price fields of a chart input from a device's dated prices (``atlas.data.price_lists.prices_by_device``).
 
-    basis "purchase": the newest purchase price (launch, list or reported range; ``calculators.cost``);
+    basis "purchase": the newest purchase price (launch, list or reported range; ``atlas.core.calculators.cost``);
     "cloud": the median over the newest on-demand price of each provider, per device-hour. Empty when none.
     """
     if basis == "cloud":
@@ -119,7 +119,7 @@ def chart_devices(devices: dict, ids=None, kind=None, segment=None, vendor=None,
 
 def kernel_markers(lang: str, precision: str = "bf16", names=None) -> list[dict]:
     """Roofline markers for the kernel demos' example workloads (``atlas.data.kernel_tables.workloads``,
-    intensities derived by ``kernels.roofline``), labelled in ``lang``; ``names`` picks some
+    intensities derived by ``atlas.core.kernels.roofline``), labelled in ``lang``; ``names`` picks some
     ("triad", "decode", "fma", "matmul"), None takes all."""
     out = []
     for key, params, intensity in kernel_workloads(precision):

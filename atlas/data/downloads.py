@@ -23,11 +23,11 @@ import math
 
 import pandas as pd
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators.fields import NUMERIC_FIELDS, ComputeField, parse_field
 from atlas.data.dataset import Dataset
 from atlas.data.export import EXPORT_SCHEMA_VERSION, export_json
 from atlas.data.frame import device_frame
-from calculators.fields import NUMERIC_FIELDS, ComputeField, parse_field
 
 FOLDER = "downloads"  # in the site
 JSON_FILE = "accelerator-atlas.json"
@@ -37,7 +37,7 @@ MODELS_CSV = "accelerator-atlas-models.csv"
 SCHEMA_VERSION = EXPORT_SCHEMA_VERSION
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
-# Plain fields of calculators.fields whose CSV column names carry their unit.
+# Plain fields of atlas.core.calculators.fields whose CSV column names carry their unit.
 _UNIT_SUFFIX = {"unit.gib": "gib", "unit.gb_s": "gb_s", "unit.w": "w"}
 
 

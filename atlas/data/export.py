@@ -6,7 +6,7 @@ and model exactly as in its YAML file (dates as ISO strings), and the published
 LLM speed measurements flattened to one plain row per case (``measured_rows``),
 which the calculators list beside an estimate, never use for it. The command line (``python -m atlas.data export out.json``), the
 calculators' own command line and the site build all produce it here, and the
-browser fetches it as ``atlas-data.json``; ``calculators.catalog.Catalog``
+browser fetches it as ``atlas-data.json``; ``atlas.core.calculators.catalog.Catalog``
 reads it with the standard library alone.
 """
 
@@ -37,7 +37,7 @@ def export_dataset(dataset: Dataset) -> dict:
 def kv_quality_rows(dataset: Dataset) -> list:
     """The measured quality changes of quantised KV caches (``data/kv-quality/``), one dict per measurement with
     its source (``{id, url, title, publisher, where}``), in file and measurement order; read by
-    ``calculators.kv_quality``."""
+    ``atlas.core.calculators.kv_quality``."""
     rows = []
     for source_id, entry in dataset.kv_quality.items():
         source = {"id": source_id, **{key: str(entry["source"][key]) for key in ("url", "title", "publisher", "where")}}
@@ -55,7 +55,7 @@ def measured_rows(dataset: Dataset) -> dict:
 
     ``{"columns": [*MEASURED_FIELDS, "source"], "rows": [[value or None, ...], ...], "sources": [{id, url, title,
     publisher}, ...]}``: one row per measured case (the file's defaults filled in), ``source`` an index into
-    ``sources``; rows in file-id and case order. ``calculators.catalog.Catalog`` turns the rows back into dicts."""
+    ``sources``; rows in file-id and case order. ``atlas.core.calculators.catalog.Catalog`` turns the rows back into dicts."""
     sources, rows = [], []
     for source_id in sorted(dataset.inference):
         entry = dataset.inference[source_id]

@@ -2,14 +2,14 @@
 
 ``python -m atlas.data fit`` (``make fit``) reads every LLM case in
 ``data/inference/``, computes its physical terms with
-``calculators.speed_model.terms`` — the very function the calculators
+``atlas.core.calculators.speed_model.terms`` — the very function the calculators
 predict with — and finds the parameters θ that minimise the robust sum of
 squared log errors log(predicted / measured), with weak priors that keep a
 parameter the data cannot pin down at a physically plausible value and a
 shrinkage that pulls each per-engine and per-device-class correction towards
 the coarser value. It writes
 
-- ``calculators/fitted.py``: the parameters, the fit's provenance (date,
+- ``atlas/core/calculators/fitted.py``: the parameters, the fit's provenance (date,
   cases, sources, residuals) and the cross-validated error per group of
   cases — what the calculators and the browser read;
 - ``atlas/data/fit_report.json``: every case with its measured value and its
@@ -31,15 +31,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import least_squares
 
+from atlas.core.calculators import devices as dev
+from atlas.core.calculators import speed_model as sm
+from atlas.core.calculators.defaults import WEIGHT_FORMATS
+from atlas.core.calculators.models import ModelSpec
 from atlas.data import accuracy
 from atlas.data.checks.inference import cases as file_cases
 from atlas.data.dataset import REPO_ROOT, Dataset, load_dataset
-from calculators import devices as dev
-from calculators import speed_model as sm
-from calculators.defaults import WEIGHT_FORMATS
-from calculators.models import ModelSpec
 
-FITTED_PY = REPO_ROOT / "calculators" / "fitted.py"
+FITTED_PY = REPO_ROOT / "atlas" / "core" / "calculators" / "fitted.py"
 REPORT_JSON = REPO_ROOT / "atlas" / "data" / "fit_report.json"
 
 # Priors: (value, spread in natural-log units). Efficiencies as fractions, times in seconds.
@@ -250,7 +250,7 @@ class Layout:
         return np.array([prior_raw(f) if level == "global" else 0.0 for f, level, _ in self.slots])
 
     def params(self, vector, digits: int | None = None) -> dict:
-        """The parameter dict ``calculators.speed_model`` reads (rounded to ``digits`` only for writing)."""
+        """The parameter dict ``atlas.core.calculators.speed_model`` reads (rounded to ``digits`` only for writing)."""
         out: dict = {f: {"global": 0.0} for f in sm.FEATURES}
         for (feature, level, key), value in zip(self.slots, vector, strict=True):
             value = float(value) if digits is None else round(float(value), digits)
@@ -408,7 +408,7 @@ def refused_counts(refused: list[dict]) -> dict:
 def write_fitted(params: dict, report: dict) -> None:
     text = (
         '"""Fitted parameters of the speed model — written by ``python -m atlas.data fit`` (``make fit``); do not edit.\n\n'
-        "PARAMS: per feature of ``calculators.speed_model.FEATURES`` a global value and the per-engine,\n"
+        "PARAMS: per feature of ``atlas.core.calculators.speed_model.FEATURES`` a global value and the per-engine,\n"
         "per-engine-and-device-class and per-link corrections the measurements support (logits of efficiencies,\n"
         "natural logarithms of seconds). PROVENANCE: when and on what it was fitted, and the cross-validated\n"
         "error per group of cases (each source left out of the fit that predicts it).\n"

@@ -1,6 +1,6 @@
 """The device data set as a pandas table: selection, sorting and CSV export.
 
-One row per device, one column per field (see ``calculators.fields``), raw values
+One row per device, one column per field (see ``atlas.core.calculators.fields``), raw values
 in the units the field names state. Pages format these values; downloads
 write them as they are.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from calculators.fields import PLAIN_FIELDS, PRECISIONS, SPARSITIES, UNITS, field_value
+from atlas.core.calculators.fields import PLAIN_FIELDS, PRECISIONS, SPARSITIES, UNITS, field_value
 
 KINDS = ("gpu", "tpu", "asic", "fpga", "npu", "cpu")
 SEGMENTS = ("datacenter", "workstation", "consumer", "edge", "cloud-only")

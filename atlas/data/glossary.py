@@ -2,7 +2,7 @@
 explains each, and which ones get a tooltip wherever they appear.
 
 The words themselves (term and one-line definition) are translations and
-live in ``l10n/<lang>/glossary.json`` as ``glossary.<slug>.term`` and
+live in ``atlas/core/l10n/<lang>/glossary.json`` as ``glossary.<slug>.term`` and
 ``glossary.<slug>.def``. The glossary page and the tooltips are both built
 from that one table, so a definition is written once per language.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-import l10n
+from atlas.core import l10n
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from html import escape
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import demo_peaks
+from atlas.core.calculators.fields import parse_field
+from atlas.core.calculators.roofline import attainable_tflops, critical_intensity, matmul_intensity
+from atlas.core.kernels import roofline, systolic
 from atlas.data.tables import format_figure
-from calculators import demo_peaks
-from calculators.fields import parse_field
-from calculators.roofline import attainable_tflops, critical_intensity, matmul_intensity
-from kernels import roofline, systolic
 from kernels.fused_common import OPS as FUSED_OPS
 from kernels.intensity_common import intensity as fma_intensity
 
@@ -189,7 +189,7 @@ def measured_figure(measurements: dict, devices_by_id: dict, lang: str, measurem
 
 
 def device_roof(devices_by_id: dict, device_id: str, precision: str, demo: str = "matmul") -> tuple[dict, dict, float]:
-    """(device, its peak for ``demo`` at ``precision`` as ``calculators.demo_peaks.peak`` gives it, bandwidth in GB/s).
+    """(device, its peak for ``demo`` at ``precision`` as ``atlas.core.calculators.demo_peaks.peak`` gives it, bandwidth in GB/s).
 
     ``demo`` "matmul" takes the matrix unit where stated, "intensity" the
     vector unit. ValueError if the device lacks the precision or a bandwidth.
@@ -242,7 +242,7 @@ def roofline_table(devices_by_id: dict, lang: str, ids, precision: str = "bf16",
 
 def workloads(precision: str = "bf16") -> list[tuple[str, dict, float]]:
     """(label key, label params, intensity) of the example workloads: triad and decoding from
-    ``kernels.roofline``, the FMA chain from its demo, the matrix product from ``calculators.roofline``."""
+    ``atlas.core.kernels.roofline``, the FMA chain from its demo, the matrix product from ``atlas.core.calculators.roofline``."""
     return [
         ("kernels.roofline.workload.triad", {}, roofline.triad_intensity(4)),
         ("kernels.roofline.workload.decode", {"batch": 1}, roofline.decode_intensity(2, 1)),
@@ -286,7 +286,7 @@ def roofline_workloads(devices_by_id: dict, lang: str, device_id: str, precision
 
 
 def systolic_table(lang: str, size: int = 128, sizes=(8, 32, 128, 256, 1024, 4096)) -> str:
-    """Cycles and utilisation of square products on a ``size`` x ``size`` array (``kernels.systolic``)."""
+    """Cycles and utilisation of square products on a ``size`` x ``size`` array (``atlas.core.kernels.systolic``)."""
     cols = ("size", "tiles", "cycles", "utilisation")
     head = "".join(f'<th scope="col">{escape(l10n.t(lang, "kernels.systolic.col." + c))}</th>' for c in cols)
     body = []

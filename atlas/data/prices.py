@@ -5,7 +5,7 @@ launch MSRP, a vendor list price, a range reported by the press, an hourly
 cloud rate), so this table shows, per device, its newest purchase price with
 kind, month and source, and its on-demand cloud price as the median over the
 newest price of each provider (the figure the speed calculator's cost uses,
-``calculators.cost``), with the range and every provider's source. Devices
+``atlas.core.calculators.cost``), with the range and every provider's source. Devices
 without a price are left out.
 """
 
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from html import escape
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import cost
 from atlas.data.safe import http_url
 from atlas.data.tables import format_figure
-from calculators import cost
 
 COLUMNS = ("col.name", "col.price_kind", "col.price_amount", "col.price_as_of", "col.sources")
 

@@ -2,8 +2,8 @@
 the KV-cache formats, which architectures state low-precision matrix figures, llama.cpp's published perplexity
 deltas, and single measurements from ``data/inference``.
 
-Nothing here restates a format's size: bits and bytes are the calculators' own (``calculators.defaults`` and the
-``vram`` estimate through ``calculators.api.handle``, which the in-page calculator runs too), so the page cannot
+Nothing here restates a format's size: bits and bytes are the calculators' own (``atlas.core.calculators.defaults`` and the
+``vram`` estimate through ``atlas.core.calculators.api.handle``, which the in-page calculator runs too), so the page cannot
 drift from them. The only figures kept here are the perplexity deltas llama.cpp prints for its file types, with
 their source. Tables are Markdown, so that MkDocs resolves the calculator links in them; every cell is built from
 translation strings, ids and numbers, never from free text in the data set.
@@ -15,12 +15,12 @@ import html
 import re
 from collections.abc import Callable
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators import defaults as d
+from atlas.core.calculators.catalog import Catalog
+from atlas.core.calculators.defaults import Source
+from atlas.core.calculators.memory import bits_per_weight
 from atlas.data.chart_estimates import estimate
-from calculators import defaults as d
-from calculators.catalog import Catalog
-from calculators.defaults import Source
-from calculators.memory import bits_per_weight
 
 # Weight formats of the main table, in the order the page explains them. int4 is left out: the calculators
 # store it exactly as gptq (same bits, same source).
@@ -34,7 +34,7 @@ FAMILY = {"float": "float", "int": "int", "int4": "int", "nf4": "nf4", "fp8_bloc
           "nvfp4": "micro", "exl": "exl", "mlx": "mlx"}
 REFERENCE_MODEL = "llama-3.1-8b"  # the model the format and KV tables size
 
-# ggml block types of the block table (calculators.defaults.GGML_TYPES), grouped as llama.cpp names them.
+# ggml block types of the block table (atlas.core.calculators.defaults.GGML_TYPES), grouped as llama.cpp names them.
 BLOCK_TYPES = ("q4_0", "q4_1", "q5_0", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k",
                "iq1_s", "iq2_xxs", "iq2_xs", "iq3_xxs", "iq4_nl", "iq4_xs", "mxfp4", "nvfp4")
 
@@ -209,7 +209,7 @@ def native_table(devices: dict, lang: str) -> str:
 
 def ppl_rows() -> list[dict]:
     """llama.cpp's perplexity deltas with the calculators' bits per weight of the same file type on the same
-    model (Llama-3-8B, the reference model of ``calculators.memory.bits_per_weight``)."""
+    model (Llama-3-8B, the reference model of ``atlas.core.calculators.memory.bits_per_weight``)."""
     return [{"format": name, "bits": bits_per_weight(name), "ppl_delta": delta}
             for name, delta in sorted(LLAMA_CPP_PPL.items(), key=lambda kv: -bits_per_weight(kv[0]))]
 

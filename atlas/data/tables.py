@@ -1,7 +1,7 @@
 """HTML comparison tables and single figures for the pages.
 
 Every string from the data set is HTML-escaped here; numbers are formatted
-for the page's language by ``l10n.format_number``; each cell carries its raw
+for the page's language by ``atlas.core.l10n.format_number``; each cell carries its raw
 value in ``data-sort`` so the in-browser sorter orders numbers, not text.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from html import escape
 
-import l10n
+from atlas.core import l10n
+from atlas.core.calculators.fields import NUMERIC_FIELDS, ComputeField, field_value, parse_field
 from atlas.data.frame import select_devices
 from atlas.data.safe import http_url, inline_text
-from calculators.fields import NUMERIC_FIELDS, ComputeField, field_value, parse_field
 
 DEFAULT_COLUMNS = ("name", "vendor", "launch_year", "memory", "bandwidth", "bf16.matrix.dense", "tdp", "sources")
 

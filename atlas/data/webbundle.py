@@ -1,8 +1,8 @@
 """The files the build adds to the site for the in-page Python runtime.
 
 Pyodide itself is copied from ``node_modules/pyodide`` (pinned in
-``package.json``). The project's own stdlib-only packages (``pyweb.PACKAGES``)
-are zipped from their one source folder at build time, so no copy of them is
+``package.json``). The project's own stdlib-only code, the folder ``atlas/core/``, is zipped
+whole at build time, so no copy of them is
 ever checked into ``docs/``; the worker unpacks the zip into Pyodide's file
 system. Everything here is deterministic: the same sources give the same
 bytes, so the version hash in the page changes only when the code does.
@@ -29,44 +29,31 @@ BUNDLED_SUFFIXES = (".py", ".json")
 _FIXED_TIME = (2020, 1, 1, 0, 0, 0)
 
 
-def package_files(package: str, root: Path = REPO_ROOT, only: tuple[str, ...] | None = None) -> list[Path]:
-    """The source files of ``package`` that the browser needs, in a stable order.
+def bundle_files(root: Path = REPO_ROOT) -> list[Path]:
+    """The files the browser bundle holds, in a stable order: ``atlas/__init__.py`` and every ``.py`` and
+    ``.json`` file under ``atlas/core/`` — the core folder whole, no list of files to keep up to date.
 
-    ``only`` names the files to take (paths inside the package folder, e.g.
-    ``("__init__.py", "systolic.py")``); None takes every ``.py`` and
-    ``.json`` file. Raises ``FileNotFoundError`` if the package folder or a
-    named file is missing, so a renamed module stops the build.
+    Raises ``FileNotFoundError`` if the core folder is missing, so a moved package stops the build.
     """
-    folder = root / package
-    if not (folder / "__init__.py").is_file():
-        raise FileNotFoundError(f"package {package!r} not found at {folder}")
-    if only is not None:
-        missing = [name for name in only if not (folder / name).is_file()]
-        if missing:
-            raise FileNotFoundError(f"package {package!r} has no {', '.join(missing)} (listed in pyweb.PACKAGE_FILES)")
-        return sorted(folder / name for name in only)
-    return sorted(
-        p
-        for p in folder.rglob("*")
+    core = root / "atlas" / "core"
+    if not (core / "__init__.py").is_file():
+        raise FileNotFoundError(f"the browser core is not at {core}")
+    files = [
+        p for p in core.rglob("*")
         if p.is_file() and p.suffix in BUNDLED_SUFFIXES and "__pycache__" not in p.parts
-    )
+    ]
+    return sorted([root / "atlas" / "__init__.py", *files])
 
 
-def bundle_zip(packages: tuple[str, ...] | list[str], root: Path = REPO_ROOT, only: dict | None = None) -> bytes:
-    """A zip of ``packages`` (paths relative to ``root``), byte-for-byte reproducible.
-
-    ``only`` maps a package to the files it contributes (``pyweb.PACKAGE_FILES``);
-    packages not in it contribute all their files.
-    """
-    only = only or {}
+def bundle_zip(root: Path = REPO_ROOT) -> bytes:
+    """A zip of :func:`bundle_files` (paths relative to ``root``), byte-for-byte reproducible."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        for package in packages:
-            for path in package_files(package, root, only.get(package)):
-                info = zipfile.ZipInfo(path.relative_to(root).as_posix(), date_time=_FIXED_TIME)
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                zf.writestr(info, path.read_bytes())
+        for path in bundle_files(root):
+            info = zipfile.ZipInfo(path.relative_to(root).as_posix(), date_time=_FIXED_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, path.read_bytes())
     return buf.getvalue()
 
 
@@ -103,10 +90,8 @@ def pyodide_version(node_modules: Path = REPO_ROOT / "node_modules") -> str:
 
 
 def site_bundle(root: Path = REPO_ROOT) -> tuple[bytes, str]:
-    """The bundle the site ships (``pyweb.PACKAGES``, restricted by ``pyweb.PACKAGE_FILES``) and its version hash."""
-    import pyweb
-
-    content = bundle_zip(pyweb.PACKAGES, root, pyweb.PACKAGE_FILES)
+    """The bundle the site ships (the folder ``atlas/core/`` whole, see :func:`bundle_files`) and its version hash."""
+    content = bundle_zip(root)
     return content, version_of(content)
 
 

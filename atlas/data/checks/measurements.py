@@ -7,7 +7,7 @@ once every entry is valid on its own: the device id exists in
 ``data/hardware/``, and the result does not beat that device's peak by more
 than ``PEAK_TOLERANCE`` — a result above the peak means
 the wrong device, a sparse figure, or a mistake in the kernel's counting.
-Which peak a demo compares against is decided by ``calculators.demo_peaks.peak``.
+Which peak a demo compares against is decided by ``atlas.core.calculators.demo_peaks.peak``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import datetime
 import difflib
 
+from atlas.core.calculators.demo_peaks import peak
 from atlas.data.checks.common import not_in_future
-from calculators.demo_peaks import peak
 
 # A measurement may exceed the data set's peak by at most 5 %: vendors quote
 # peaks at boost clock, and a short run can be a little faster than the figure

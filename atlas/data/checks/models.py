@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import datetime
 
+from atlas.core.calculators.models import BILLION, ModelSpec
 from atlas.data.checks.common import not_in_future
-from calculators.models import BILLION, ModelSpec
 
-# How far a preset's stated parameters may be from what its architecture implies (calculators.models).
+# How far a preset's stated parameters may be from what its architecture implies (atlas.core.calculators.models).
 TOTAL_TOLERANCE = 0.03  # parameters.total_b
 ACTIVE_TOLERANCE = 0.05  # parameters.active_b of a mixture of experts
 
@@ -102,7 +102,7 @@ def model_problems(model: dict, today: datetime.date | None = None) -> list[tupl
 def parameter_count_problems(model: dict) -> list[tuple[tuple, str]]:
     """The stated total (and, for a mixture of experts, active) parameters against the architecture's count.
 
-    ``calculators.models.ModelSpec.count_params`` adds embeddings (twice unless
+    ``atlas.core.calculators.models.ModelSpec.count_params`` adds embeddings (twice unless
     tied), attention (GQA, MLA with its query and key/value projections,
     Gated DeltaNet/Mamba2 projections), dense and expert MLPs (gate, up,
     down), shared experts, routers, norms and, when ``encoders.included_in_total``,

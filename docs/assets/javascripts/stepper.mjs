@@ -1,5 +1,5 @@
 // Step-through views: a list of frames drawn by Python (the systolic-array
-// demo's cycle-by-cycle grids, kernelview/systolic_demo.py), shown one at a
+// demo's cycle-by-cycle grids, atlas/core/kernelview/systolic_demo.py), shown one at a
 // time with First / Previous / Play / Next / Last buttons and a slider.
 //
 // Markup (every label comes from the page, in its language):

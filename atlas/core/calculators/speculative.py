@@ -1,0 +1,68 @@
+"""Speculative decoding and multi-token prediction: the expected speed-up of decoding and the memory it costs.
+
+A drafter proposes ``k`` tokens; the target model checks them in one run over ``k + 1`` positions and keeps the
+accepted ones plus one of its own. With acceptance rate ``a`` per drafted token (acceptances independent) a run
+yields ``(1 - a^(k+1)) / (1 - a)`` tokens on average (Leviathan et al. 2023, ``defaults.SPEC_EXPECTED_TOKENS``).
+The time of a run is ``k`` drafter steps plus one verification step, each priced by the fitted speed model
+(``atlas.core.calculators.speed``): the verification reads the weights once for ``k + 1`` positions per sequence (more
+experts of a mixture of experts, more FLOPs) and each sequence's KV cache once.
+
+Drafters: a smaller model of the same family with the same tokenizer (``draft``), or the model's own
+multi-token-prediction modules (``mtp``: DeepSeek-V3/R1, GLM-4.5 and later), which draft one token per module at the
+cost of one transformer block and the shared output head.
+"""
+
+from __future__ import annotations
+
+from atlas.core.calculators import defaults as d
+from atlas.core.calculators.models import ModelSpec
+
+METHODS = ("none", "draft", "mtp")
+
+# Which engines run which drafter (their documentation, 2025-26): llama.cpp's server and MLX-LM take a draft model
+# (llama.cpp docs/speculative.md, mlx_lm.generate --draft-model), Hugging Face transformers as assisted generation;
+# vLLM, SGLang and TensorRT-LLM take draft models and the MTP modules of DeepSeek-V3-style models.
+SUPPORT = {
+    "llama.cpp": ("draft",),
+    "mlx": ("draft",),
+    "transformers": ("draft",),
+    "vllm": ("draft", "mtp"),
+    "sglang": ("draft", "mtp"),
+    "tensorrt-llm": ("draft", "mtp"),
+}
+
+
+def tokens_per_run(acceptance: float, drafted: int) -> float:
+    """Expected tokens one target-model run yields: (1 - a^(k+1)) / (1 - a); k + 1 when every draft is accepted."""
+    if acceptance >= 1:
+        return drafted + 1.0
+    return (1 - acceptance ** (drafted + 1)) / (1 - acceptance)
+
+
+def speedup(acceptance: float, drafted: int, draft_step_s: float, verify_step_s: float, plain_step_s: float) -> float:
+    """Tokens per second with speculation over tokens per second without: tokens per run over the run's time
+    (``drafted`` drafter steps and one verification), in units of a plain decoding step."""
+    return tokens_per_run(acceptance, drafted) * plain_step_s / (drafted * draft_step_s + verify_step_s)
+
+
+def mtp_step_share(model: ModelSpec) -> float:
+    """Time of one MTP module's step as a share of a plain step: one transformer block of the model plus the
+    output head it shares, over the parameters a token reads (an MTP module of DeepSeek-V3 is one MoE block)."""
+    block = max(model.active - model.embedding_params, 0.0) / model.layers
+    head = model.vocab * model.hidden
+    return (block + head) / model.active
+
+
+def mtp_params(model: ModelSpec) -> float:
+    """Parameters of the model's MTP modules (held in memory only when they are used)."""
+    return model.count_params(mtp=True) - model.count_params()
+
+
+def default_drafted(method: str, model: ModelSpec) -> int:
+    """Tokens drafted per run when the reader sets none: one per MTP module, the vLLM example's 5 for a draft model."""
+    return max(model.mtp_layers, 1) if method == "mtp" else int(d.SPEC_DRAFT_TOKENS.value)
+
+
+def default_acceptance(method: str) -> float | None:
+    """The sourced acceptance rate for MTP; None for a draft model (it depends on the pair and the text)."""
+    return float(d.SPEC_MTP_ACCEPTANCE.value) if method == "mtp" else None
