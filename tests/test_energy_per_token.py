@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from atlas.core import calcview, l10n
 from atlas import cli
+from atlas.core import calcview, l10n
 from calc_results import result_elements
 from calculators_support import catalog, ok
 

@@ -1,8 +1,9 @@
 """Weight estimates against published GGUF file sizes (tests/gguf_published_sizes.json, one source per row).
 
-The estimate of the text model's weights (every tensor group but the encoders, which llama.cpp ships in a
-separate mmproj file) must be within 3 % of the published file size; the file's metadata and tokenizer are a
-few MB and inside that margin. A row gives the size as its page prints it, in GB (``size_gb``, 10^9 bytes) or
+The estimate of the text model's tensors in a GGUF file (``weight_groups(..., gguf_file=True)``: every tensor group
+but the encoders, which llama.cpp ships in a separate mmproj file; what the preset's ``gguf`` block says the
+conversion keeps, a stored tied head or MTP modules, included) must be within 3 % of the published file size; the
+file's metadata and tokenizer are a few MB and inside that margin. A row gives the size as its page prints it, in GB (``size_gb``, 10^9 bytes) or
 in GiB (``size_gib``, llama-bench's unit). A row whose file the estimate cannot reproduce from llama.cpp's
 quantiser rules stays in the file with ``expected_miss`` (the reason) and is reported as an expected failure;
 it still fails the run if it starts to match (strict), so the reason is removed once it no longer holds.
@@ -29,7 +30,7 @@ def published_bytes(case: dict) -> float:
 
 def text_weight_bytes(model_id: str, fmt: str) -> float:
     model = ModelSpec.from_preset(model_id, catalog().models[model_id])
-    return sum(g["bytes"] for name, g in weight_groups(model, fmt).items() if name != "encoders")
+    return sum(g["bytes"] for name, g in weight_groups(model, fmt, gguf_file=True).items() if name != "encoders")
 
 
 def test_every_case_names_a_preset_a_gguf_format_and_a_source():
@@ -97,3 +98,54 @@ def test_gemma_3_tied_embeddings_are_counted_once_and_the_vision_tower_is_its_ow
     assert "output" not in groups
     assert groups["embeddings"]["params"] == pytest.approx(model.vocab * model.hidden, rel=1e-9)
     assert groups["encoders"]["bytes"] == pytest.approx(model.vision_params * 2, rel=1e-9)
+
+
+def test_fused_qkv_takes_llama_cpps_attn_qkv_rule_in_every_layer():
+    # Phi-3 keeps qkv_proj as one attn_qkv tensor; llama_tensor_get_type raises it in every layer (Q4_K_M -> Q5_K,
+    # Q5_K_M -> Q6_K, Q3_K_M/Q3_K_L -> Q4_K), where separate attn_v tensors would take Q6_K only in use_more_bits layers.
+    model = ModelSpec.from_preset("phi-3-mini", catalog().models["phi-3-mini"])
+    for fmt, qkv in (("q4_k_m", "q5_k"), ("q5_k_m", "q6_k"), ("q3_k_m", "q4_k"), ("q3_k_l", "q4_k"), ("q6_k", "q6_k")):
+        types = gguf_tensor_types(model, fmt)
+        assert {ty for t, ty in types if t.role == "attn_qkv"} == {qkv}
+        assert sum(t.role == "attn_qkv" for t, _ in types) == model.layers
+        assert not {t.role for t, _ in types} & {"attn_q", "attn_k", "attn_v"}
+    h, q, kv = model.hidden, model.heads * model.head_dim, model.kv_heads * model.head_dim
+    assert model.count_params() == pytest.approx(model.params, rel=0.01)
+    assert next(t for t, _ in gguf_tensor_types(model, "q8_0") if t.role == "attn_qkv").params == h * (q + 2 * kv)
+    # Without the flag the same shapes take the attn_v rule: the Q4_K_M file comes out 74 MB lighter.
+    plain = ModelSpec.from_preset("x", {k: v for k, v in catalog().models["phi-3-mini"].items() if k != "gguf"})
+    gap = text_weight_bytes("phi-3-mini", "q4_k_m") - sum(g["bytes"] for g in weight_groups(plain, "q4_k_m").values())
+    assert gap / 1e6 == pytest.approx(74, abs=3)
+
+
+def test_a_stored_tied_head_is_its_own_output_tensor_outside_the_card_count():
+    # Qwen3-1.7B ties its embeddings but its checkpoint ships lm_head.weight, which the GGUF keeps as output.weight:
+    # one more vocab x hidden matrix on top of the card's 1.7 B, in the file and in memory (llama.cpp loads it).
+    model = ModelSpec.from_preset("qwen3-1.7b", catalog().models["qwen3-1.7b"])
+    head = model.vocab * model.hidden
+    for gguf_file in (False, True):
+        groups = weight_groups(model, "q8_0", gguf_file=gguf_file)
+        assert groups["output"]["params"] == pytest.approx(head, rel=1e-12)
+        assert sum(g["params"] for g in groups.values()) == pytest.approx(model.params + head, rel=1e-12)
+    # With a head of its own, token_embd takes the embedding rule (the label's type), output.weight Q6_K.
+    types = {t.role: ty for t, ty in gguf_tensor_types(model, "q4_k_m") if t.layer is None and t.role != "norm"}
+    assert types == {"token_embd": "q4_k", "output": "q6_k"}
+    assert model.count_params() == pytest.approx(1.72e9, rel=0.01)  # the card check counts the tied matrix once
+    # A float format outside llama.cpp (transformers, vLLM) ties the head: no copy.
+    assert "output" not in weight_groups(model, "bf16")
+
+
+def test_kept_mtp_modules_count_in_the_gguf_file_but_not_in_memory():
+    # GLM-4.5-Air's GGUF keeps its NextN block with its own embedding and head (110.47 B parameters in the file,
+    # 106 B on the card); llama.cpp creates those tensors with TENSOR_SKIP and does not load them.
+    model = ModelSpec.from_preset("glm-4.5-air", catalog().models["glm-4.5-air"])
+    memory = sum(g["params"] for g in weight_groups(model, "q8_0").values())
+    file = sum(g["params"] for g in weight_groups(model, "q8_0", gguf_file=True).values())
+    assert memory == pytest.approx(model.params, rel=1e-9)
+    mtp = model.count_params(mtp=True) - model.count_params()
+    assert file - memory == pytest.approx(mtp + 2 * model.vocab * model.hidden, rel=1e-9)
+    assert file / 1e9 == pytest.approx(110.47, rel=0.01)
+    assert sum(t.extra == "mtp" for t, _ in gguf_tensor_types(model, "q8_0")) > 0
+    # Qwen3.5's GGUFs drop their MTP module: no gguf block, file and memory alike.
+    q35 = ModelSpec.from_preset("qwen3.5-397b-a17b", catalog().models["qwen3.5-397b-a17b"])
+    assert weight_groups(q35, "q8_0", gguf_file=True) == weight_groups(q35, "q8_0")

@@ -9,8 +9,8 @@ from functools import cache
 
 import pytest
 
-from atlas.core import calcview
 from atlas import cli
+from atlas.core import calcview
 from atlas.core.calculators.api import handle
 from atlas.core.calculators.memory import kv_cache_bytes
 from atlas.core.calculators.models import ModelSpec

@@ -25,6 +25,7 @@ from atlas.core.calculators.memory import (
 )
 from atlas.core.calculators.models import ModelSpec
 from atlas.data.checks.models import model_problems, parameter_count_problems
+from atlas.data.schema import schema_problems
 from calculators_support import GIB, catalog, errors, ok
 
 TODAY = datetime.date(2026, 12, 6)  # on or after the newest access date in data/
@@ -84,6 +85,31 @@ def test_every_preset_adds_up_to_its_card(model_id):
     model = spec(model_id)
     assert model.count_params() == pytest.approx(model.params, rel=0.03)
     assert parameter_count_problems(catalog().models[model_id]) == []
+
+
+def test_the_gguf_block_changes_the_file_not_the_card_count():
+    # fused_qkv: one attn_qkv per layer holding exactly Q + K + V; the parameter count does not move.
+    data = preset("phi-3-mini")
+    plain = ModelSpec.from_preset("x", {k: v for k, v in data.items() if k != "gguf"})
+    fused = spec("phi-3-mini")
+    assert fused.fused_qkv and not plain.fused_qkv
+    assert fused.count_params() == plain.count_params()
+    assert len(plain.tensors()) - len(fused.tensors()) == 2 * fused.layers
+    # mtp: the NextN block follows the decoder layers, before the final norm and the head, every tensor marked.
+    glm = spec("glm-4.5-air")
+    tensors = glm.gguf_tensors()
+    mtp = [i for i, t in enumerate(tensors) if t.extra == "mtp"]
+    assert mtp == list(range(mtp[0], mtp[-1] + 1)) and {tensors[i].layer for i in mtp} == {glm.layers}
+    assert [t.role for t in tensors[mtp[-1] + 1:]] == ["norm", "output"]
+    assert sum(tensors[i].params for i in mtp) == pytest.approx(
+        glm.count_params(mtp=True) - glm.count_params() + 2 * glm.vocab * glm.hidden, rel=1e-12)
+    assert glm.count_params() == sum(t.params for t in glm.tensors())  # tensors() itself is unchanged
+    # stored_tied_head only matters for a tied model; the schema refuses unknown keys in the block.
+    data["gguf"]["stored_tied_head"] = True
+    assert not any(t.extra for t in ModelSpec.from_preset("x", data).gguf_tensors())
+    data["gguf"]["keeps_everything"] = True
+    assert any(path[:1] == ("gguf",) for path, _ in schema_problems(data, "model.schema.json"))
+    assert model_problems(preset("glm-4.5-air"), TODAY) == []
 
 
 def test_mla_count_with_compressed_queries_matches_deepseek():

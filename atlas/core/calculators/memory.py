@@ -92,7 +92,7 @@ def _gguf_type(ftype: str, t: Tensor, model: ModelSpec, state: dict) -> str:
     n_layer, n_expert = model.layers, model.experts
     gqa = model.heads // model.kv_heads if model.kv_heads else 1
     role = t.role
-    tied = model.tied_embeddings
+    tied = model.tied_embeddings and not model.stored_tied_head  # a stored head is output.weight of its own
     if role in d.GGUF_UNQUANTISED_BITS:
         return {32: "f32", 16: "f16"}[d.GGUF_UNQUANTISED_BITS[role]]
     if model.checkpoint_dtype == "mxfp4" and model.is_moe and t.group == "experts":
@@ -128,6 +128,11 @@ def _gguf_type(ftype: str, t: Tensor, model: ModelSpec, state: dict) -> str:
             state["down"] += 1
         elif role == "attn_output":
             new = "q5_k" if n_expert == 8 else "iq2_xxs" if ftype == "iq1_s" else base
+    elif role == "attn_qkv":
+        # Fused Q/K/V (Phi-3's qkv_proj): llama_tensor_get_type's own attn_qkv rule, which raises every layer's
+        # tensor, not the attn_v rule (llama.cpp b4456-era src/llama-quant.cpp; current master routes attn_qkv
+        # through the attn_v rule instead, which keeps Q4_K/Q5_K on the layers use_more_bits leaves out).
+        new = {"q3_k_m": "q4_k", "q3_k_l": "q4_k", "iq3_m": "q4_k", "q4_k_m": "q5_k", "q5_k_m": "q6_k"}.get(ftype, base)
     elif role in _ATTN_V_LIKE:
         i, n = state["v"], state["n_v"]
         if ftype == "q2_k":
@@ -191,8 +196,9 @@ def _gguf_type(ftype: str, t: Tensor, model: ModelSpec, state: dict) -> str:
 
 
 def gguf_tensor_types(model: ModelSpec, ftype: str) -> list[tuple[Tensor, str]]:
-    """Each tensor of ``model`` with the ggml type a llama.cpp ``ftype`` file stores it in."""
-    tensors = model.tensors()
+    """Each tensor of a llama.cpp ``ftype`` file of ``model`` (``ModelSpec.gguf_tensors``: a stored tied head
+    and kept MTP modules included) with the ggml type the file stores it in."""
+    tensors = model.gguf_tensors()
     state = {"v": 0, "down": 0, "n_v": sum(t.role in _ATTN_V_LIKE for t in tensors)}
     return [(t, _gguf_type(ftype, t, model, state)) for t in tensors]
 
@@ -215,15 +221,20 @@ _SMALL_ROLES = ("norm", "router", "ssm_small")
 
 
 def _tensor_bits(model: ModelSpec, weights: str, group_size: int, double_quant: bool,
-                 bpw: float | None) -> list[tuple[Tensor, float, float]]:
-    """(tensor, bits per weight, extra bytes per tensor) for every tensor of ``model`` stored as ``weights``."""
+                 bpw: float | None, gguf_file: bool = False) -> list[tuple[Tensor, float, float]]:
+    """(tensor, bits per weight, extra bytes per tensor) for every tensor of ``model`` stored as ``weights``.
+
+    GGUF types count the tensors llama.cpp loads from the file (a stored tied head yes, MTP modules no: it
+    creates them with TENSOR_SKIP); ``gguf_file`` counts every tensor of a GGUF file of that type instead
+    (for a float type, an F16/BF16 GGUF), MTP modules included."""
     fmt = d.WEIGHT_FORMATS[weights]
     if fmt.scope == "recipe":
-        return [(t, d.GGML_TYPES[ty].bits, 0.0) for t, ty in gguf_tensor_types(model, weights)]
+        return [(t, d.GGML_TYPES[ty].bits, 0.0) for t, ty in gguf_tensor_types(model, weights)
+                if gguf_file or t.extra != "mtp"]
     bits = _linear_bits(fmt, group_size, double_quant, bpw)
     small = fmt.small_bits if fmt.small_bits is not None else bits
     out = []
-    for t in model.tensors():
+    for t in (model.gguf_tensors() if gguf_file else model.tensors()):
         if t.group == "encoders" and fmt.kind != "float":
             out.append((t, 16.0, 0.0))
         elif fmt.scope == "all":
@@ -241,20 +252,23 @@ def _tensor_bits(model: ModelSpec, weights: str, group_size: int, double_quant: 
 
 @lru_cache(maxsize=4096)
 def _weight_groups(model: ModelSpec, weights: str, group_size: int, double_quant: bool,
-                   bpw: float | None) -> tuple:
-    rows = _tensor_bits(model, weights, group_size, double_quant, bpw)
+                   bpw: float | None, gguf_file: bool = False) -> tuple:
+    rows = _tensor_bits(model, weights, group_size, double_quant, bpw, gguf_file)
     # Scale the architecture's tensors to the card's total: embeddings and head as counted (at most the total),
-    # the encoders as stated, the rest in the architecture's proportions.
-    embeddings = sum(t.params for t, _, _ in rows if t.group in ("embeddings", "output"))
-    encoders = sum(t.params for t, _, _ in rows if t.group == "encoders")
-    rest = sum(t.params for t, _, _ in rows if t.group not in ("embeddings", "output", "encoders"))
+    # the encoders as stated, the rest in the architecture's proportions. What a GGUF holds beyond the card's
+    # count (a stored tied head, MTP modules: Tensor.extra) is added as counted.
+    counted = [t for t, _, _ in rows if not t.extra]
+    embeddings = sum(t.params for t in counted if t.group in ("embeddings", "output"))
+    encoders = sum(t.params for t in counted if t.group == "encoders")
+    rest = sum(t.params for t in counted if t.group not in ("embeddings", "output", "encoders"))
     emb_total = min(embeddings, model.params)
     rest_total = max(0.0, model.params - emb_total - (encoders if model.encoders_in_total else 0.0))
     emb_scale = emb_total / embeddings if embeddings else 0.0
     rest_scale = rest_total / rest if rest else 0.0
     groups = {g: [0.0, 0.0] for g in TENSOR_GROUPS}
     for t, bits, extra in rows:
-        scale = emb_scale if t.group in ("embeddings", "output") else 1.0 if t.group == "encoders" else rest_scale
+        scale = (1.0 if t.extra or t.group == "encoders" else emb_scale if t.group in ("embeddings", "output")
+                 else rest_scale)
         params = t.params * scale
         groups[t.group][0] += params
         groups[t.group][1] += params * bits / 8 + extra
@@ -262,11 +276,13 @@ def _weight_groups(model: ModelSpec, weights: str, group_size: int, double_quant
 
 
 def weight_groups(model: ModelSpec, weights: str, group_size: int = 128, double_quant: bool = True,
-                  bpw: float | None = None) -> dict[str, dict]:
+                  bpw: float | None = None, gguf_file: bool = False) -> dict[str, dict]:
     """Parameters, bytes and average bits of each tensor group of ``model`` stored as ``weights``
-    (groups without parameters left out)."""
+    (groups without parameters left out). ``gguf_file``: the tensors of a llama.cpp GGUF file of that type
+    (the file size's share of the weights; MTP modules the file keeps but llama.cpp does not load count here
+    only), not the weights in memory."""
     return {g: {"params": p, "bytes": b, "bits": b * 8 / p}
-            for g, p, b in _weight_groups(model, weights, group_size, double_quant, bpw) if p > 0}
+            for g, p, b in _weight_groups(model, weights, group_size, double_quant, bpw, gguf_file) if p > 0}
 
 
 def weight_bytes(model: ModelSpec, weights: str, group_size: int = 128, double_quant: bool = True,

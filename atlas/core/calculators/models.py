@@ -17,7 +17,7 @@ cache one latent per token and layer instead of K and V per head.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from atlas.core.calculators.defaults import DEFAULT_INTERMEDIATE_RATIO, WEIGHT_FORMATS
 
@@ -36,9 +36,15 @@ class Tensor:
     recipe looks at (llama.cpp's tensor categories: ``token_embd``,
     ``output``, ``attn_q``, ``attn_k``, ``attn_v``, ``attn_kv_b``,
     ``attn_output``, ``attn_other``, ``ffn_gate``, ``ffn_up``, ``ffn_down``,
-    ``ssm``, and the unquantised ``router``, ``norm``, ``ssm_small``,
-    ``encoder``); ``cols`` is the input width (a row's length, which a block
-    format must divide); ``layer`` is None outside the decoder layers.
+    ``ssm``, ``attn_qkv`` (Q, K and V fused in one matrix, the Phi-3
+    layout), ``other`` (a matrix without a rule of its own), and the
+    unquantised ``router``, ``norm``, ``ssm_small``, ``encoder``); ``cols`` is
+    the input width (a row's length, which a block format must divide);
+    ``layer`` is None outside the decoder layers. ``extra`` marks a tensor a
+    GGUF file holds beyond the card's parameter count (``ModelSpec.gguf_tensors``):
+    ``head``, the checkpoint's stored copy of a tied output head (llama.cpp
+    loads it), or ``mtp``, a multi-token-prediction module (in the file only:
+    llama.cpp skips it at load).
     """
 
     group: str
@@ -47,6 +53,7 @@ class Tensor:
     cols: int
     layer: int | None = None
     count: int = 1
+    extra: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,11 @@ class ModelSpec:
     encoders_in_total: bool = True  # whether ``params`` counts the encoders
     checkpoint_dtype: str | None = None
     checkpoint_block: int | None = None
+    # --- what llama.cpp's GGUF conversion writes (the preset's ``gguf`` block) ---
+    fused_qkv: bool = False  # Q, K and V stored as one attn_qkv matrix per layer (Phi-3 layout)
+    stored_tied_head: bool = False  # tied, yet the checkpoint holds lm_head.weight: the GGUF has its own output.weight
+    gguf_mtp: bool = False  # the GGUF keeps the mtp_layers modules (not loaded by llama.cpp)
+    gguf_mtp_embeddings: bool = False  # each kept MTP module has its own embedding and head copies
     # --- a model read from a file (atlas.core.calculators.model_import): its weights as stored ---
     file_weights: str | None = None  # weight format of the file's tensors (a GGUF import)
     file_weight_bytes: float | None = None  # the file's exact tensor bytes in that format
@@ -115,6 +127,7 @@ class ModelSpec:
         arch, params = data["architecture"], data["parameters"]
         moe, window, mla = data.get("moe", {}), data.get("sliding_window"), data.get("mla")
         linear, encoders, checkpoint = data.get("linear_attention"), data.get("encoders"), data.get("checkpoint")
+        gguf = data.get("gguf", {})
         return cls(
             id=model_id,
             name=data["name"],
@@ -157,6 +170,10 @@ class ModelSpec:
             encoders_in_total=encoders["included_in_total"] if encoders else True,
             checkpoint_dtype=checkpoint["dtype"] if checkpoint else None,
             checkpoint_block=checkpoint.get("block_size") if checkpoint else None,
+            fused_qkv=gguf.get("fused_qkv", False),
+            stored_tied_head=gguf.get("stored_tied_head", False),
+            gguf_mtp=gguf.get("mtp", False),
+            gguf_mtp_embeddings=gguf.get("mtp_embeddings", False),
             file_weights=data["file"]["weights"] if data.get("file") else None,
             file_weight_bytes=float(data["file"]["weight_bytes"]) if data.get("file") else None,
         )
@@ -301,6 +318,9 @@ class ModelSpec:
                 Tensor("attention", "attn_output", n * v * h, n * v, layer),
             ]
         q, kv = n * self.head_dim, self.kv_heads * self.head_dim
+        if self.fused_qkv:
+            return [Tensor("attention", "attn_qkv", h * (q + 2 * kv), h, layer),
+                    Tensor("attention", "attn_output", q * h, q, layer)]
         return [
             Tensor("attention", "attn_q", h * q, h, layer),
             Tensor("attention", "attn_k", h * kv, h, layer),
@@ -361,11 +381,9 @@ class ModelSpec:
             out += self._linear_tensors(i) if kind == "linear" else self._attention_tensors(i)
             out += self._ffn_tensors(i)
             out.append(Tensor("norms", "norm", 2 * h, 1, i))
-        if mtp and self.mtp_layers:
+        if mtp:
             for _ in range(self.mtp_layers):
-                i = self.layers - 1  # same structure as the last layer
-                out += self._attention_tensors(i) + self._ffn_tensors(i)
-                out += [Tensor("attention", "attn_other", 2 * h * h, 2 * h, i), Tensor("norms", "norm", 4 * h, 1, i)]
+                out += self._mtp_module(self.layers - 1)  # same structure as the last layer
         out.append(Tensor("norms", "norm", h, 1))
         if not self.tied_embeddings:
             out.append(Tensor("output", "output", self.vocab * h, h))
@@ -373,6 +391,34 @@ class ModelSpec:
             out.append(Tensor("encoders", "encoder", self.vision_params, 1))
         if self.audio_params:
             out.append(Tensor("encoders", "encoder", self.audio_params, 1))
+        return out
+
+    def _mtp_module(self, layer: int) -> list[Tensor]:
+        """One multi-token-prediction module: a decoder layer plus its 2 x hidden x hidden projection and norms."""
+        h = self.hidden
+        return (self._attention_tensors(layer) + self._ffn_tensors(layer)
+                + [Tensor("attention", "attn_other", 2 * h * h, 2 * h, layer), Tensor("norms", "norm", 4 * h, 1, layer)])
+
+    def gguf_tensors(self) -> list[Tensor]:
+        """The tensors of a GGUF that llama.cpp's converter writes from the checkpoint, in file order: ``tensors()``
+        plus what the preset's ``gguf`` block says the file keeps beyond the card's count, each marked ``extra``:
+        the checkpoint's own copy of a tied output head (``head``: output.weight, which llama.cpp loads instead of
+        reusing token_embd) and the NextN/MTP modules appended as blocks ``layers`` onward (``mtp``, with their own
+        embedding and head copies where ``mtp_embeddings``)."""
+        h = self.hidden
+        out = self.tensors()
+        if self.gguf_mtp:
+            last = max(i for i, t in enumerate(out) if t.layer is not None)
+            mtp = []
+            for k in range(self.mtp_layers):
+                module = self._mtp_module(self.layers + k)
+                if self.gguf_mtp_embeddings:  # nextn.embed_tokens and nextn.shared_head_head: no rule of their own
+                    module += [Tensor("embeddings", "other", self.vocab * h, h, self.layers + k),
+                               Tensor("output", "other", self.vocab * h, h, self.layers + k)]
+                mtp += [replace(t, extra="mtp") for t in module]
+            out = out[:last + 1] + mtp + out[last + 1:]
+        if self.tied_embeddings and self.stored_tied_head:
+            out.append(Tensor("output", "output", self.vocab * h, h, extra="head"))
         return out
 
     def count_params(self, mtp: bool = False) -> float:

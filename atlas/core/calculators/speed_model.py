@@ -181,8 +181,9 @@ def link_one_way_gb_s(device: dict) -> float:
 
 def input_embedding_bytes(model: ModelSpec, weights: str, group_size: int, double_quant: bool,
                           bpw: float | None = None) -> float:
-    """Bytes of the input embedding table when it is a separate matrix (a decode step looks up one row, not all)."""
-    if model.tied_embeddings:
+    """Bytes of the input embedding table when it is a separate matrix (a decode step looks up one row, not all):
+    untied, or tied but a GGUF that keeps the checkpoint's stored head as output.weight of its own."""
+    if model.tied_embeddings and not (model.stored_tied_head and engines.is_gguf(weights)):
         return 0.0
     return model.vocab * model.hidden * bits_per_weight(weights, group_size, double_quant, bpw=bpw) / 8
 

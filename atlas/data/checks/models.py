@@ -29,7 +29,8 @@ def model_problems(model: dict, today: datetime.date | None = None) -> list[tupl
 
     # Every block names a source that exists; every source is cited.
     used = set()
-    for key in ("parameters", "architecture", "moe", "sliding_window", "mla", "linear_attention", "checkpoint", "encoders"):
+    for key in ("parameters", "architecture", "moe", "sliding_window", "mla", "linear_attention", "checkpoint", "encoders",
+                "gguf"):
         if key in model:
             ref = model[key]["source"]
             used.add(ref)
