@@ -79,6 +79,7 @@ FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "compute_prefill": ("efficiency", ("engine", "class", "engine_backend", "engine_class", "engine_kernel")),
     "attention": ("efficiency", ("engine", "engine_backend", "engine_class")),
     "attention_scores": ("efficiency", ("engine", "engine_backend", "engine_class")),
+    "attention_kv": ("efficiency", ("engine", "engine_backend", "engine_class")),
     "step": ("seconds", ("engine", "engine_backend", "engine_class")),
     "layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
     "prefill_layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
@@ -103,6 +104,10 @@ ACTIVATION_BYTES = 2  # all-reduced activations are 16-bit
 # Attention without a fused kernel writes the score matrix (one value per query, key and head) to memory and reads
 # it back for the softmax and the product with V: 4 bytes an FP32 score, each pass charged to the fitted efficiency.
 SCORE_BYTES = 4
+# Fused (flash) attention streams the keys and values a block of queries attends to from memory once per block:
+# a prompt reads its cached K and V pairs ÷ this many times (the query block of llama.cpp's CUDA kernels; the
+# fitted efficiency absorbs other engines' block sizes).
+QUERY_BLOCK = 64
 # A serving run's decode steps are summed in this many stretches of the KV length, each priced at its middle step
 # (the terms are linear in the cached tokens, or piecewise linear where a sliding window caps them).
 SERVING_STRETCHES = 16
@@ -243,6 +248,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         steps = 1
         attention_flops = 0.0
         scores_bytes = 0.0
+        kv_stream_bytes = 0.0
     else:
         tokens = float(case.prompt * case.batch)
         ubatch = UBATCH_TOKENS.get(engine, UBATCH_DEFAULT)
@@ -253,6 +259,9 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         pairs = model.attention_pairs(case.context + case.prompt) - model.attention_pairs(case.context)
         attention_flops = case.batch * attention_width * pairs
         scores_bytes = case.batch * model.heads * pairs * SCORE_BYTES
+        per_pair = (kv_cache_bytes(model, case.kv_cache, 2, 1) - kv_cache_bytes(model, case.kv_cache, 1, 1)) \
+            / max(1, model.attention_layers)
+        kv_stream_bytes = case.batch * pairs * per_pair / QUERY_BLOCK
         flops = 2 * model.active * tokens + attention_flops
 
     # Routed experts: the bytes of those the tokens route to (expected distinct experts, ``params_touched``); the
@@ -272,6 +281,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
     x["expert_mem"] = experts_on_device / bandwidth
     x["kv_mem"] = kv_on_device / bandwidth
     x["attention_scores"] = scores_bytes * gpu_share / (n if split == "tensor" else 1) / bandwidth
+    x["attention_kv"] = kv_stream_bytes * gpu_share / (n if split == "tensor" else 1) / bandwidth
     if gpu_share < 1.0 or experts_off:
         host = (place.host_bandwidth_gb_s or 0) * GB
         off = (weights_read + kv) * (1 - gpu_share) + experts_off
@@ -310,7 +320,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
             chunks = math.ceil(tokens / NBATCH_TOKENS.get(engine, tokens))
             pipeline = (steps + chunks * (n - 1)) / (n * steps)
             for feature in ("mem", "expert_mem", "kv_mem", "compute_prefill", "attention", "attention_scores",
-                            "prefill_layer_steps"):
+                            "attention_kv", "prefill_layer_steps"):
                 x[feature] *= pipeline
     return Terms(
         x=x,
@@ -445,6 +455,7 @@ BOUND_OF = {
     "compute_prefill": "compute",
     "attention": "compute",
     "attention_scores": "memory",
+    "attention_kv": "memory",
     "step": "overhead",
     "layer_steps": "overhead",
     "prefill_layer_steps": "overhead",
