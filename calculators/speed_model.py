@@ -80,6 +80,7 @@ FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "attention": ("efficiency", ("engine", "engine_backend", "engine_class")),
     "attention_scores": ("efficiency", ("engine", "engine_backend", "engine_class")),
     "attention_kv": ("efficiency", ("engine", "engine_backend", "engine_class")),
+    "dequant": ("efficiency", ("engine", "engine_kernel", "engine_class")),
     "step": ("seconds", ("engine", "engine_backend", "engine_class")),
     "layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
     "prefill_layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
@@ -108,6 +109,10 @@ SCORE_BYTES = 4
 # a prompt reads its cached K and V pairs ÷ this many times (the query block of llama.cpp's CUDA kernels; the
 # fitted efficiency absorbs other engines' block sizes).
 QUERY_BLOCK = 64
+# A prompt's quantised matrix products unpack each weight (scales, minimums, bit fields) on the vector units once per
+# tile of tokens, beside the matrix units' multiply-adds: this many tokens share one unpacking (the fitted
+# efficiency absorbs the engines' own tile sizes and operations per weight).
+DEQUANT_TILE = 16
 # A serving run's decode steps are summed in this many stretches of the KV length, each priced at its middle step
 # (the terms are linear in the cached tokens, or piecewise linear where a sliding window caps them).
 SERVING_STRETCHES = 16
@@ -290,6 +295,12 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         else:
             copied = layer_weights * touched * (1 - gpu_share) * steps + experts_off
             x["pcie_copy"] = copied / (PCIE_ONE_WAY_GB_S * GB)
+    vector = dev.dense_figure(device, "fp32", "vector")
+    if case.phase == "prefill" and vector and engines.weight_family(case.weights) != "float" \
+            and engines.compute_precisions(engine, device, case.weights)[0] in ("fp16", "bf16"):
+        # weights the products take in 16 bits are unpacked first (FP8, FP4 or INT8 products read them as stored)
+        active = model.active * tokens * gpu_share / (n if split == "tensor" else 1)
+        x["dequant"] = active / DEQUANT_TILE / (vector * 1e12)
     if peak_flops:
         linear = flops - attention_flops
         if split == "tensor":
@@ -320,7 +331,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
             chunks = math.ceil(tokens / NBATCH_TOKENS.get(engine, tokens))
             pipeline = (steps + chunks * (n - 1)) / (n * steps)
             for feature in ("mem", "expert_mem", "kv_mem", "compute_prefill", "attention", "attention_scores",
-                            "attention_kv", "prefill_layer_steps"):
+                            "attention_kv", "dequant", "prefill_layer_steps"):
                 x[feature] *= pipeline
     return Terms(
         x=x,
@@ -456,6 +467,7 @@ BOUND_OF = {
     "attention": "compute",
     "attention_scores": "memory",
     "attention_kv": "memory",
+    "dequant": "compute",
     "step": "overhead",
     "layer_steps": "overhead",
     "prefill_layer_steps": "overhead",
