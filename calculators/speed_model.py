@@ -25,6 +25,16 @@ published measurements in ``data/inference/`` by ``python -m atlas fit``:
   fused the score matrix goes through memory; the cross-validated fit puts prompt attention here on
   every engine measured (its FLOP term ends near the top of its range), so long prompts slow with
   heads × positions over bandwidth rather than with FLOPs over the matrix peak.
+- ``attention_kv``: bytes of the cached K and V a prompt's fused (flash) attention streams ÷ peak bandwidth: each
+  block of ``QUERY_BLOCK`` queries reads the keys and values it attends to once, so the term grows with KV heads ×
+  head size × attended pairs (grouped-query models with few KV heads pay little; cross-validated: prefill
+  71.8 → 73.0 % within ×0.67–1.5, mostly prompts after a long context).
+- ``dequant``: a prompt's quantised weights (GGUF blocks, MLX and GPTQ/AWQ groups, MXFP4 in llama.cpp: every
+  format whose products run in 16 bits) are unpacked on the vector units once per tile of ``DEQUANT_TILE``
+  tokens: active parameters × tokens ÷ tile ÷ the FP32 vector peak. Where the matrix units are many times the
+  vector units (NVIDIA and AMD data-centre and GeForce cards) this, not the matrix peak, holds quantised prefill
+  back; on Apple GPUs and Strix Halo, whose matrix and vector rates are one, it is a small share
+  (cross-validated: prefill 73.0 → 75.2 % within ×0.67–1.5).
 - ``step`` and ``layer_steps``: a fixed cost per step and per layer and step
   (kernel launches, synchronisation, sampling), in seconds — the term that
   makes small models on fast GPUs far slower than their bandwidth allows.
