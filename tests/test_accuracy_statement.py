@@ -64,10 +64,10 @@ def test_batched_vllm_gets_the_vllm_figure_not_the_phase_one():
      f"±6{NNBSP}%, vier von fünf innerhalb von ±14{NNBSP}%."),
     ({"device": "rtx-4090", "weights": "q4_k_m", "workload": "prefill"}, "prefill|llama.cpp|nvidia-geforce", 138,
      f"Cases like this (prompt processing with llama.cpp on GeForce and RTX workstation cards; cross-validated, "
-     f"138 published measurements): half within ±40{NNBSP}%, four in five within ±68{NNBSP}%.",
+     f"138 published measurements): half within ±37{NNBSP}%, four in five within ±66{NNBSP}%.",
      f"Ähnliche Fälle (Verarbeitung des Prompts mit llama.cpp auf GeForce- und RTX-Workstation-Karten; "
-     f"kreuzvalidiert, 138 veröffentlichte Messungen): die Hälfte liegt innerhalb von ±40{NNBSP}%, vier von fünf "
-     f"innerhalb von ±68{NNBSP}%."),
+     f"kreuzvalidiert, 138 veröffentlichte Messungen): die Hälfte liegt innerhalb von ±37{NNBSP}%, vier von fünf "
+     f"innerhalb von ±66{NNBSP}%."),
     ({"device": "apple-m4-max", "weights": "q4_k_m"}, "decode-single-batch1|llama.cpp|apple", 97,
      f"Cases like this (generation on one device at batch 1 with llama.cpp on Apple GPUs; cross-validated, 97 "
      f"published measurements): half within ±15{NNBSP}%, four in five within ±29{NNBSP}%.",

@@ -188,17 +188,36 @@ def test_accuracy_targets_printed_and_the_ones_met_kept():
               f"worst {figures['worst_ratio']:.2f}")
     assert summary["all"]["cases"] >= 200 and len(report["summary"]["sources"]) >= 15
     # Issue 33's targets: single-device decode 90 % within x0.8-1.25 (missed), multi-device or concurrent 80 % within
-    # x0.67-1.5 (met), prefill 75 % within x0.67-1.5 (missed; see the accuracy page). The floors keep each where the
-    # fit of 2026-12-06 put it (78.0 %, 81.7 %, 71.8 %; routed experts read at their own efficiency moved them from
-    # 76.9 %, 82.6 %, 70.6 %), so a change that makes one worse fails here.
-    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.779
+    # x0.67-1.5 (met), prefill 75 % within x0.67-1.5 (met). The floors keep each where the fit of 2026-12-06 put it
+    # (78.1 %, 81.7 %, 75.2 %; the K and V a prompt streams per query block and the unpacking of quantised weights
+    # on the vector units moved them from 78.0 %, 81.7 %, 71.8 %), so a change that makes one worse fails here.
+    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.781
     assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.816
-    assert summary["prefill"]["within_0.67_1.5"] >= 0.718
+    assert summary["prefill"]["within_0.67_1.5"] >= 0.752
     # Every case the data holds is answered or refused with a reason, counted per reason and source.
     refused = report["summary"]["refused"]
     assert refused and all(reason and by_source and all(n > 0 for n in by_source.values())
                            for reason, by_source in refused.items())
     assert not any("ud_q" in reason for reason in refused)  # Unsloth's dynamic K-quants are fitted as K-quants
+
+
+def test_prompt_attention_streams_kv_by_kv_heads_and_quantised_weights_are_unpacked_on_the_vector_units():
+    # Llama 2 7B keeps 32 KV heads of 128, Llama 3.1 8B 8 of 128, both 32 layers: after the same context a prompt
+    # attends to the same pairs, and streams four times the K and V bytes on the former.
+    case = sm.Case("prefill", "q4_k_m", context=16384, prompt=2048)
+    mha, gqa = terms("llama-2-7b", "rtx-4090", case), terms("llama-3.1-8b", "rtx-4090", case)
+    assert mha.x["attention_kv"] == pytest.approx(4 * gqa.x["attention_kv"], rel=1e-9)
+    assert terms("llama-3.1-8b", "rtx-4090", sm.Case("prefill", "q4_k_m", prompt=2048)).x["attention_kv"] \
+        < gqa.x["attention_kv"] / 5  # without the cached context it attends to far fewer pairs
+    assert terms("llama-3.1-8b", "rtx-4090", sm.Case("decode", "q4_k_m", context=16384)).x["attention_kv"] == 0
+    # Unpacking: active parameters x tokens / tile over the FP32 vector rate (RTX 4090: 82.6 TFLOP/s), for formats
+    # multiplied in 16 bits only: none for BF16 weights, none for FP8 products on an H100 in vLLM.
+    q4 = terms("llama-3.1-8b", "rtx-4090", sm.Case("prefill", "q4_k_m", prompt=512))
+    model = ModelSpec.from_preset("llama-3.1-8b", catalog().models["llama-3.1-8b"])
+    assert q4.x["dequant"] == pytest.approx(model.active * 512 / sm.DEQUANT_TILE / 82.6e12, rel=1e-9)
+    assert terms("llama-3.1-8b", "rtx-4090", sm.Case("prefill", "bf16", prompt=512)).x["dequant"] == 0
+    assert terms("llama-3.1-8b", "h100-sxm", sm.Case("prefill", "fp8", prompt=512, engine="vllm")).x["dequant"] == 0
+    assert terms("llama-3.1-8b", "h100-sxm", sm.Case("prefill", "gptq", prompt=512, engine="vllm")).x["dequant"] > 0
 
 
 def test_refused_measurements_are_counted_per_reason_and_source(dataset):

@@ -51,6 +51,8 @@ PRIORS: dict[str, tuple[float, float]] = {
     "compute_prefill": (0.5, 1.5),
     "attention": (0.3, 1.5),
     "attention_scores": (0.15, 2.0),  # scores written, read for the softmax and for AV: a few passes; weak
+    "attention_kv": (0.5, 2.0),  # K and V streamed once per query block: weak
+    "dequant": (0.3, 2.0),  # quantised weights unpacked on the vector units once per tile of tokens: weak
     "step": (2e-4, 2.0),
     "layer_steps": (2e-5, 2.0),
     "prefill_layer_steps": (5e-5, 2.0),

@@ -25,6 +25,16 @@ published measurements in ``data/inference/`` by ``python -m atlas.data fit``:
   fused the score matrix goes through memory; the cross-validated fit puts prompt attention here on
   every engine measured (its FLOP term ends near the top of its range), so long prompts slow with
   heads × positions over bandwidth rather than with FLOPs over the matrix peak.
+- ``attention_kv``: bytes of the cached K and V a prompt's fused (flash) attention streams ÷ peak bandwidth: each
+  block of ``QUERY_BLOCK`` queries reads the keys and values it attends to once, so the term grows with KV heads ×
+  head size × attended pairs (grouped-query models with few KV heads pay little; cross-validated: prefill
+  71.8 → 73.0 % within ×0.67–1.5, mostly prompts after a long context).
+- ``dequant``: a prompt's quantised weights (GGUF blocks, MLX and GPTQ/AWQ groups, MXFP4 in llama.cpp: every
+  format whose products run in 16 bits) are unpacked on the vector units once per tile of ``DEQUANT_TILE``
+  tokens: active parameters × tokens ÷ tile ÷ the FP32 vector peak. Where the matrix units are many times the
+  vector units (NVIDIA and AMD data-centre and GeForce cards) this, not the matrix peak, holds quantised prefill
+  back; on Apple GPUs and Strix Halo, whose matrix and vector rates are one, it is a small share
+  (cross-validated: prefill 73.0 → 75.2 % within ×0.67–1.5).
 - ``step`` and ``layer_steps``: a fixed cost per step and per layer and step
   (kernel launches, synchronisation, sampling), in seconds — the term that
   makes small models on fast GPUs far slower than their bandwidth allows.
@@ -79,6 +89,8 @@ FEATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "compute_prefill": ("efficiency", ("engine", "class", "engine_backend", "engine_class", "engine_kernel")),
     "attention": ("efficiency", ("engine", "engine_backend", "engine_class")),
     "attention_scores": ("efficiency", ("engine", "engine_backend", "engine_class")),
+    "attention_kv": ("efficiency", ("engine", "engine_backend", "engine_class")),
+    "dequant": ("efficiency", ("engine", "engine_kernel", "engine_class")),
     "step": ("seconds", ("engine", "engine_backend", "engine_class")),
     "layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
     "prefill_layer_steps": ("seconds", ("engine", "engine_backend", "engine_class")),
@@ -103,6 +115,14 @@ ACTIVATION_BYTES = 2  # all-reduced activations are 16-bit
 # Attention without a fused kernel writes the score matrix (one value per query, key and head) to memory and reads
 # it back for the softmax and the product with V: 4 bytes an FP32 score, each pass charged to the fitted efficiency.
 SCORE_BYTES = 4
+# Fused (flash) attention streams the keys and values a block of queries attends to from memory once per block:
+# a prompt reads its cached K and V pairs ÷ this many times (the query block of llama.cpp's CUDA kernels; the
+# fitted efficiency absorbs other engines' block sizes).
+QUERY_BLOCK = 64
+# A prompt's quantised matrix products unpack each weight (scales, minimums, bit fields) on the vector units once per
+# tile of tokens, beside the matrix units' multiply-adds: this many tokens share one unpacking (the fitted
+# efficiency absorbs the engines' own tile sizes and operations per weight).
+DEQUANT_TILE = 16
 # A serving run's decode steps are summed in this many stretches of the KV length, each priced at its middle step
 # (the terms are linear in the cached tokens, or piecewise linear where a sliding window caps them).
 SERVING_STRETCHES = 16
@@ -244,6 +264,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         steps = 1
         attention_flops = 0.0
         scores_bytes = 0.0
+        kv_stream_bytes = 0.0
     else:
         tokens = float(case.prompt * case.batch)
         ubatch = UBATCH_TOKENS.get(engine, UBATCH_DEFAULT)
@@ -254,6 +275,9 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         pairs = model.attention_pairs(case.context + case.prompt) - model.attention_pairs(case.context)
         attention_flops = case.batch * attention_width * pairs
         scores_bytes = case.batch * model.heads * pairs * SCORE_BYTES
+        per_pair = (kv_cache_bytes(model, case.kv_cache, 2, 1) - kv_cache_bytes(model, case.kv_cache, 1, 1)) \
+            / max(1, model.attention_layers)
+        kv_stream_bytes = case.batch * pairs * per_pair / QUERY_BLOCK
         flops = 2 * model.active * tokens + attention_flops
 
     # Routed experts: the bytes of those the tokens route to (expected distinct experts, ``params_touched``); the
@@ -273,6 +297,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
     x["expert_mem"] = experts_on_device / bandwidth
     x["kv_mem"] = kv_on_device / bandwidth
     x["attention_scores"] = scores_bytes * gpu_share / (n if split == "tensor" else 1) / bandwidth
+    x["attention_kv"] = kv_stream_bytes * gpu_share / (n if split == "tensor" else 1) / bandwidth
     if gpu_share < 1.0 or experts_off:
         host = (place.host_bandwidth_gb_s or 0) * GB
         off = (weights_read + kv) * (1 - gpu_share) + experts_off
@@ -281,6 +306,12 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
         else:
             copied = layer_weights * touched * (1 - gpu_share) * steps + experts_off
             x["pcie_copy"] = copied / (PCIE_ONE_WAY_GB_S * GB)
+    vector = dev.dense_figure(device, "fp32", "vector")
+    if case.phase == "prefill" and vector and engines.weight_family(case.weights) != "float" \
+            and engines.compute_precisions(engine, device, case.weights)[0] in ("fp16", "bf16"):
+        # weights the products take in 16 bits are unpacked first (FP8, FP4 or INT8 products read them as stored)
+        active = model.active * tokens * gpu_share / (n if split == "tensor" else 1)
+        x["dequant"] = active / DEQUANT_TILE / (vector * 1e12)
     if peak_flops:
         linear = flops - attention_flops
         if split == "tensor":
@@ -311,7 +342,7 @@ def terms(model: ModelSpec, device: dict, case: Case) -> Terms:
             chunks = math.ceil(tokens / NBATCH_TOKENS.get(engine, tokens))
             pipeline = (steps + chunks * (n - 1)) / (n * steps)
             for feature in ("mem", "expert_mem", "kv_mem", "compute_prefill", "attention", "attention_scores",
-                            "prefill_layer_steps"):
+                            "attention_kv", "dequant", "prefill_layer_steps"):
                 x[feature] *= pipeline
     return Terms(
         x=x,
@@ -446,6 +477,8 @@ BOUND_OF = {
     "compute_prefill": "compute",
     "attention": "compute",
     "attention_scores": "memory",
+    "attention_kv": "memory",
+    "dequant": "compute",
     "step": "overhead",
     "layer_steps": "overhead",
     "prefill_layer_steps": "overhead",
