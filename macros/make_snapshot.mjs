@@ -29,7 +29,7 @@ for (const [name, file] of Object.entries(job.data || {})) {
   pyodide.FS.writeFile(`/atlas/data/${name}`, readFileSync(file, "utf8"), { encoding: "utf8" });
 }
 pyodide.runPython("import sys\nif '/atlas/lib' not in sys.path: sys.path.insert(0, '/atlas/lib')");
-const pyweb = pyodide.pyimport("pyweb");
+const pyweb = pyodide.pyimport("atlas.core.pyweb");
 const warmed = pyweb.warm(job.warm || []);
 if (warmed && warmed.destroy) warmed.destroy();
 pyweb.destroy(); // no JavaScript reference may be left in the snapshot

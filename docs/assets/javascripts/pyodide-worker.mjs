@@ -80,7 +80,7 @@ function setUp(pyodide, zip, texts, warm) {
     pyodide.FS.writeFile(`/atlas/data/${name}`, text, { encoding: "utf8" });
   }
   pyodide.runPython("import sys\nif '/atlas/lib' not in sys.path: sys.path.insert(0, '/atlas/lib')");
-  const module = pyodide.pyimport("pyweb");
+  const module = pyodide.pyimport("atlas.core.pyweb");
   const warmed = module.warm(warm);
   if (warmed && warmed.destroy) warmed.destroy();
   return module;
