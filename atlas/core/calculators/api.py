@@ -204,21 +204,21 @@ def resolve_draft(values: dict, model: ModelSpec | None, opts: SpeedOptions, dev
             if draft.vocab != model.vocab:
                 problems.append(error("draft_model", "error.draft_vocab", draft=draft.name, model=model.name,
                                       draft_vocab=draft.vocab, vocab=model.vocab))
-        if opts.acceptance_percent is None:
-            problems.append(error("acceptance_percent", "error.acceptance_required"))
     if problems:
         raise ValidationError(problems)
     return draft
 
 
-def speculation_note(entry: dict) -> Message:
+def speculation_note(entry: dict, lang: str = "en") -> Message:
     """What the drafter does to the speed, in one sentence."""
     spec = entry["speculative"]
-    return Message(f"note.speculative_{spec['method']}", {
+    task = spec["method"] == "draft" and spec["acceptance_source"] == "default"
+    return Message(f"note.speculative_{spec['method']}" + ("_task" if task else ""), {
         "draft": spec["draft_model_name"] or "", "tokens": spec["draft_tokens"], "percent": 100 * spec["acceptance"],
         "per_run": spec["tokens_per_run"], "speedup": spec["speedup"], "device": entry["name"],
         "gib": entry["memory"]["speculation_gib"],
-        "source": "reader" if spec["acceptance_source"] == "reader" else "deepseek"})
+        "source": "reader" if spec["acceptance_source"] == "reader" else "spec_bench" if task else "deepseek",
+        "task": l10n.t(lang, f"task_type.{spec['task_type']}") if task else ""})
 
 
 def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
@@ -243,7 +243,7 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     )
     for which in ("device", "baseline"):
         if result.get(which) and result[which].get("speculative"):
-            readers.append(speculation_note(result[which]))
+            readers.append(speculation_note(result[which], lang))
     notes[:0] = readers
     if published:
         notes.insert(0, Message("note.published_format", {"weights": published, "model": model.name}))

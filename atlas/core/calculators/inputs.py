@@ -187,7 +187,11 @@ PARAMETERS: tuple[Param, ...] = (
     Param("draft_tokens", "int", SPEED, "speculative decoding: tokens drafted per run of the model (default 5 for a "
           "draft model, one per MTP module)", None, 1, 32),
     Param("acceptance_percent", "float", SPEED, "speculative decoding: share of drafted tokens the model accepts, "
-          "in percent (required for a draft model; MTP: 85 from the DeepSeek-V3 report)", None, 1, 99),
+          "in percent (default: a draft model's rate for task_type from Spec-Bench; MTP: 85 from the DeepSeek-V3 "
+          "report)", None, 1, 99),
+    Param("task_type", "choice", SPEED, "speculative decoding with a draft model: the kind of text, which sets the "
+          "default acceptance rate (Spec-Bench): chat, translation, summarisation, qa, maths, rag",
+          d.SPEC_TASK_DEFAULT, choices=d.SPEC_TASK_TYPES),
     Param("host_bandwidth_gb_s", "float", SPEED, "system memory bandwidth in GB/s for offloaded layers "
           f"(default {d.DEFAULT_HOST_BANDWIDTH.value} GB/s, dual-channel DDR5-5600)", None, 0, 100_000, True),
 )

@@ -83,6 +83,7 @@ class SpeedOptions(Options):
     draft_model: str | None = default_of("draft_model")  # id of the draft model (its ModelSpec is passed beside the options)
     draft_tokens: int | None = default_of("draft_tokens")  # tokens drafted per target-model run; None: speculative.default_drafted
     acceptance_percent: float | None = default_of("acceptance_percent")  # share of drafted tokens accepted; None: the sourced MTP default
+    task_type: str = default_of("task_type")  # draft model: the text, which sets the sourced acceptance (speculative.task_acceptance)
 
     @property
     def roofline_only(self) -> bool:
@@ -245,7 +246,7 @@ def speculation(t: sm.Terms, model: ModelSpec, device: dict, case: sm.Case, opts
         return None
     drafted = opts.draft_tokens or speculative.default_drafted(opts.speculative, model)
     acceptance = (opts.acceptance_percent / 100 if opts.acceptance_percent is not None
-                  else speculative.default_acceptance(opts.speculative))
+                  else speculative.default_acceptance(opts.speculative, opts.task_type))
     verify_case = replace(case, batch=case.batch * (drafted + 1))
     verify = sm.terms(model, device, verify_case)
     x = dict(verify.x)
@@ -260,6 +261,7 @@ def speculation(t: sm.Terms, model: ModelSpec, device: dict, case: sm.Case, opts
             else None, "draft_model_name": draft.name if draft is not None and opts.speculative == "draft" else None,
             "draft_tokens": drafted, "acceptance": acceptance,
             "acceptance_source": "reader" if opts.acceptance_percent is not None else "default",
+            "task_type": opts.task_type if opts.speculative == "draft" else None,
             "tokens_per_run": speculative.tokens_per_run(acceptance, drafted), "speedup": factor,
             "draft_step_s": draft_s, "verify_step_s": verify_s, "plain_step_s": plain_step_s}
 
