@@ -166,4 +166,4 @@ def test_the_command_line_takes_the_task_type():
                           "q4_k_m", "--device", "rtx-4090", "--num-devices", "2", "--speculative", "draft",
                           "--draft-model", "llama-3.2-1b", "--task-type", "translation"],
                          capture_output=True, text=True, check=True).stdout
-    assert "Spec-Bench" in out and "42.5 %" in out
+    assert "Spec-Bench" in out and "42.5\u00a0%" in out
