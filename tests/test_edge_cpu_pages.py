@@ -36,6 +36,10 @@ REQUIRED_SOURCES = {
         "https://docs.openvino.ai/2024/learn-openvino/llm_inference_guide/genai-guide-npu.html",
         "https://onnxruntime.ai/docs/execution-providers/QNN-ExecutionProvider.html",
         "https://ryzenai.docs.amd.com/en/1.5/hybrid_oga.html",
+        # Hailo: what runs on the Hailo-8/8L (Dataflow Compiler) and the Hailo-10H (GenAI model zoo).
+        "https://github.com/hailo-ai/hailo_model_zoo/blob/master/README.rst",
+        "https://github.com/hailo-ai/hailo_model_zoo_genai/blob/master/docs/MODELS.rst",
+        "https://www.raspberrypi.com/documentation/accessories/ai-hat-plus.html",
     ),
     "cpu-inference": (
         "https://www.amd.com/en/products/processors/desktops/ryzen/9000-series/amd-ryzen-9-9950x.html",
