@@ -1,7 +1,7 @@
 """Macros for the in-page kernel demos: ``{{ systolic_demo() }}`` and ``{{ roofline_demo() }}``.
 
 Each renders the whole demo with ``atlas.core.kernelview.page`` (form, the result for the
-default inputs, computed by the same ``kernels/`` modules the page shows)
+default inputs, computed by the same ``atlas/demos/`` modules the page shows)
 and declares the Python runtime the calculators use, through the page values
 ``overrides/main.html`` writes into ``<head>`` (``atlas_runtime``,
 ``atlas_start``, ``atlas_modules``; see ``macros/calculator_macros.py``).

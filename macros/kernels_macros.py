@@ -1,6 +1,6 @@
 """Macros for the kernel-demo pages (docs/kernels/): measured-vs-peak tables
 and the systolic-array and roofline results, pre-rendered at build time by
-``atlas.data.kernel_tables`` from the same ``kernels/`` modules the pages show."""
+``atlas.data.kernel_tables`` from the same ``atlas/demos/`` modules the pages show."""
 
 from __future__ import annotations
 

@@ -178,7 +178,6 @@ def copy_repo_for_build(dest: Path) -> Path:
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(src, dest / name)
-    shutil.copytree(REPO_ROOT / "kernels", dest / "kernels", ignore=shutil.ignore_patterns("__pycache__"))
     (dest / "node_modules").symlink_to(REPO_ROOT / "node_modules")
     return dest
 

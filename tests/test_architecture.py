@@ -6,7 +6,7 @@ Parts, from the bottom up, each a folder:
   this folder whole into the browser bundle; standard library only;
 - **data**: ``atlas/data/`` (loading, validation, export, the speed-model fit, build-time tables);
 - **front end**: the command line, ``atlas/cli/`` (``python -m atlas``), which reads ``data/`` through the data layer;
-- **demos**: the GPU kernel demos (``kernels/``), which look devices up in the data set;
+- **demos**: the GPU kernel demos (``atlas/demos/``), which look devices up in the data set;
 - **site**: ``macros/`` (the MkDocs macros and hooks).
 
 A part imports only parts below it, so there is no cycle between parts. The graph comes from grimp (the library
@@ -27,7 +27,7 @@ import pytest
 from atlas.core import pyweb
 from atlas.data import webbundle
 
-PROJECT_PACKAGES = ("atlas", "kernels", "macros")
+PROJECT_PACKAGES = ("atlas", "macros")
 # Each folder (module prefix) and its part; the longest matching prefix decides.
 PARTS = {
     "atlas": "core",  # atlas/__init__.py: a docstring, shipped with the core
@@ -35,7 +35,7 @@ PARTS = {
     "atlas.data": "data",
     "atlas.cli": "front end",
     "atlas.__main__": "front end",
-    "kernels": "demos",
+    "atlas.demos": "demos",
     "macros": "site",
 }
 # Each part and the parts it may import (besides itself).
@@ -46,11 +46,6 @@ ALLOWED = {
     "demos": {"core", "data"},
     "site": {"core", "data", "demos"},
 }
-# Known exceptions, each a leftover to remove: the build-time kernel tables read two workload constants (the fused
-# ops' names, the FMA chain's intensity) from modules that also hold the demos' NumPy references. Neither imports
-# the data layer, so there is no cycle; moving the constants into the core removes the exception.
-EXCEPTIONS = frozenset({("atlas.data.kernel_tables", "kernels"), ("atlas.data.kernel_tables", "kernels.fused_common"),
-                        ("atlas.data.kernel_tables", "kernels.intensity_common")})
 # Third-party packages each part may use; core has none.
 THIRD_PARTY = {
     "core": set(),
@@ -87,7 +82,7 @@ def violations(graph, project=PROJECT_PACKAGES) -> list[str]:
             top = imported.partition(".")[0]
             if in_project(imported, project):
                 theirs = part(imported)
-                if theirs != mine and theirs not in ALLOWED[mine] and (module, imported) not in EXCEPTIONS:
+                if theirs != mine and theirs not in ALLOWED[mine]:
                     found.append(f"{module} -> {imported} ({mine} -> {theirs})")
             elif top not in sys.stdlib_module_names and top not in THIRD_PARTY[mine]:
                 found.append(f"{module} -> {imported} ({mine} -> third-party {top})")
@@ -122,7 +117,7 @@ def test_the_bundle_is_the_core_folder_whole(graph):
     assert {"atlas.core.calculators.api", "atlas.core.calculators.speed_model", "atlas.core.calculators.demo_peaks",
             "atlas.core.calcview.browser", "atlas.core.kernels.roofline", "atlas.core.kernels.systolic",
             "atlas.core.l10n"} <= core
-    assert "atlas.cli" not in core and "kernels.harness" not in core and "atlas.data.dataset" not in core
+    assert "atlas.cli" not in core and "atlas.demos.harness" not in core and "atlas.data.dataset" not in core
 
 
 def _toy_graph(*imports):
@@ -137,16 +132,16 @@ def _toy_graph(*imports):
     ("atlas.core.calculators.speed", "atlas.cli", "atlas.core.calculators.speed -> atlas.cli (core -> front end)"),
     ("atlas.core.calcview.form", "macros.main", "atlas.core.calcview.form -> macros.main (core -> site)"),
     ("atlas.core.calculators.memory", "numpy", "atlas.core.calculators.memory -> numpy (core -> third-party numpy)"),
-    ("atlas.data.tables", "kernels.harness", "atlas.data.tables -> kernels.harness (data -> demos)"),
+    ("atlas.data.tables", "atlas.demos.harness", "atlas.data.tables -> atlas.demos.harness (data -> demos)"),
     ("atlas.data.tables", "atlas.cli", "atlas.data.tables -> atlas.cli (data -> front end)"),
-    ("atlas.core.kernels.roofline", "kernels.harness", "atlas.core.kernels.roofline -> kernels.harness (core -> demos)"),
+    ("atlas.core.kernels.roofline", "atlas.demos.harness", "atlas.core.kernels.roofline -> atlas.demos.harness (core -> demos)"),
 ])
 def test_the_contract_catches_a_forbidden_import(importer, imported, expected):
     assert violations(_toy_graph((importer, imported))) == [expected]
 
 
 @pytest.mark.parametrize("importer,imported", [
-    ("atlas.data.tables", "atlas.core.calculators.devices"), ("kernels.harness", "atlas.data.dataset"), ("macros.main", "kernels.harness"),
+    ("atlas.data.tables", "atlas.core.calculators.devices"), ("atlas.demos.harness", "atlas.data.dataset"), ("macros.main", "atlas.demos.harness"),
     ("atlas.cli", "atlas.data.export"), ("atlas.core.calculators.speed", "math"), ("atlas.data.dataset", "yaml"),
 ])
 def test_the_contract_lets_allowed_imports_through(importer, imported):
@@ -249,7 +244,7 @@ def test_the_configured_import_contracts_hold(linter_graph):
     ("atlas.core.calculators.api", "atlas.cli", ["layers", "core-stdlib"]),  # the core imports the command line
     ("atlas.core.calcview.form", "atlas.core.kernelview.page", ["layers"]),  # inside the core, upwards
     ("atlas.core.charts.svg", "numpy", ["core-stdlib"]),  # third-party in the browser
-    ("kernels.harness", "macros.main", ["layers", "demos-not-site"]),
+    ("atlas.demos.harness", "macros.main", ["layers", "demos-not-site"]),
     ("atlas.core.calculators.defaults", "atlas.core.calculators.memory", ["acyclic"]),  # memory imports defaults: a cycle
 ])
 def test_each_configured_contract_breaks_on_a_forbidden_import(linter_graph, importer, imported, broken):

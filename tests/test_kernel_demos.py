@@ -215,7 +215,7 @@ ROOFLINE = [
 def test_roofline_entry_equals_the_model(params, device_id, precision, intensity, lang, dataset):
     out = call("kernels.roofline", params, lang)
     assert out["ok"], out["errors"]
-    # the peak the build-time roofline tables use (kernels.devices.peak through atlas.data.kernel_tables)
+    # the peak the build-time roofline tables use (atlas.core.calculators.demo_peaks.peak through atlas.data.kernel_tables)
     _, peak, bandwidth = kernel_tables.device_roof(dataset.devices, device_id, precision)
     result = out["result"]
     assert result["roofline"] == roofline.explore(peak["value"], bandwidth, intensity)

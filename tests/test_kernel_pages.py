@@ -64,7 +64,7 @@ def test_every_demo_page_embeds_all_five_backends():
     for demo in ("bandwidth", "matmul", "intensity", "fused"):
         source = (DOCS / f"{demo}.md").read_text(encoding="utf-8")
         files = set(SNIPPET.findall(source))
-        assert {f"kernels/{demo}_{b}.py" for b in ("numpy", "torch", "jax", "triton")} | {f"kernels/{demo}_cuda.cu"} <= files
+        assert {f"atlas/demos/{demo}_{b}.py" for b in ("numpy", "torch", "jax", "triton")} | {f"atlas/demos/{demo}_cuda.cu"} <= files
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -117,10 +117,10 @@ def test_no_nan_or_infinity_on_kernel_pages(built_site, page):
 @pytest.mark.slow
 def test_a_moved_kernel_file_breaks_the_build(tmp_path):
     repo = copy_repo_for_build(tmp_path / "repo")
-    (repo / "kernels" / "matmul_cuda.cu").rename(repo / "kernels" / "matmul_moved.cu")
+    (repo / "atlas" / "demos" / "matmul_cuda.cu").rename(repo / "atlas" / "demos" / "matmul_moved.cu")
     result = run_mkdocs_build(tmp_path / "site", config=repo / "mkdocs.yml", cwd=repo)
     assert result.returncode != 0
-    assert "kernels/matmul_cuda.cu" in result.stdout + result.stderr
+    assert "atlas/demos/matmul_cuda.cu" in result.stdout + result.stderr
     assert not (tmp_path / "site").exists() or not any((tmp_path / "site").rglob("*.html"))
 
 
@@ -152,7 +152,7 @@ def test_search_indexes_the_prose_but_not_the_embedded_files(built_site):
     for line in ("def main(argv=None) -> int:", "harness.finish(", "__global__ void"):
         assert line not in every
     # The run commands and the prose stay searchable.
-    assert "python -m kernels.matmul_torch --precision bf16 --size 8192" in every
+    assert "python -m atlas.demos.matmul_torch --precision bf16 --size 8192" in every
     assert "mma.sync" in every
 
 

@@ -17,7 +17,7 @@ def entry(**changes):
         "result": {"value": 742.05, "unit": "tflops"},
         "software": {"python": "3.12.3", "torch": "2.11.0"},
         "date": "2026-11-30",
-        "command": "python -m kernels.matmul_torch --precision bf16 --size 8192 --json",
+        "command": "python -m atlas.demos.matmul_torch --precision bf16 --size 8192 --json",
     }
     base.update(changes)
     return base
@@ -120,13 +120,13 @@ def test_options_column_shows_only_options_the_demo_takes(dataset):
     the demo's shared module or the harness every demo uses), so a reader can type what the page shows."""
     import re
 
-    from kernels import REPO_ROOT, demo_file
+    from atlas.demos import REPO_ROOT, demo_file
 
     assert dataset.measurements, "no recorded measurements to check"
     for m in dataset.measurements.values():
         shown = re.findall(r"--[a-z]+", kernel_tables.options_text(m["params"], m["demo"]))
-        sources = [demo_file(m["demo"], m["backend"]), REPO_ROOT / "kernels" / "harness.py"]
-        sources += [REPO_ROOT / "kernels" / f"{m['demo']}_common.py"]
+        sources = [demo_file(m["demo"], m["backend"]), REPO_ROOT / "atlas" / "demos" / "harness.py"]
+        sources += [REPO_ROOT / "atlas" / "demos" / f"{m['demo']}_common.py"]
         text = "".join(p.read_text(encoding="utf-8") for p in sources if p.is_file())
         for option in shown:
             assert f'"{option}"' in text, f"{m['id']}: the options column shows {option}, which {m['demo']}/{m['backend']} does not take"

@@ -20,8 +20,8 @@ import sys
 
 import pytest
 
+from atlas.demos import DEMOS, cuda_build, demo_file
 from conftest import REPO_ROOT
-from kernels import DEMOS, cuda_build, demo_file
 
 pytestmark = pytest.mark.kernels
 
@@ -70,7 +70,7 @@ TORCH_RUNS = [
 @pytest.mark.parametrize("demo, options, unit", TORCH_RUNS, ids=lambda v: v if isinstance(v, str) else "-".join(v) if isinstance(v, list) else None)
 def test_torch_on_cpu(demo, options, unit):
     need("torch")
-    out = check_result(run([f"kernels/{demo}_torch.py", *options, "--on", "cpu", "--repeat", "2", "--json", "--device", "h100-sxm"]), demo, "torch", unit)
+    out = check_result(run([f"atlas/demos/{demo}_torch.py", *options, "--on", "cpu", "--repeat", "2", "--json", "--device", "h100-sxm"]), demo, "torch", unit)
     assert out["device"]["platform"] == "cpu" and out["software"]["torch"].startswith("2.13")
 
 
@@ -78,7 +78,7 @@ def test_torch_intensity_compiled():
     """The path a CUDA GPU takes (torch.compile fuses the FMA chain), here compiled for the CPU."""
     need("torch")
     out = check_result(
-        run(["kernels/intensity_torch.py", "--on", "cpu", "--mode", "compile", "--size", "50000", "--fmas", "1,8", "--repeat", "2", "--json"]),
+        run(["atlas/demos/intensity_torch.py", "--on", "cpu", "--mode", "compile", "--size", "50000", "--fmas", "1,8", "--repeat", "2", "--json"]),
         "intensity",
         "torch",
         "tflops",
@@ -92,7 +92,7 @@ def test_torch_asks_for_a_missing_gpu():
 
     if torch.cuda.is_available():
         pytest.skip("this machine has a CUDA GPU")
-    done = run(["kernels/matmul_torch.py", "--on", "cuda", "--size", "64"])
+    done = run(["atlas/demos/matmul_torch.py", "--on", "cuda", "--size", "64"])
     assert done.returncode == 3 and "PyTorch sees no CUDA device" in done.stderr
 
 
@@ -112,7 +112,7 @@ JAX_RUNS = [
 @pytest.mark.parametrize("demo, options, unit", JAX_RUNS, ids=lambda v: v if isinstance(v, str) else "-".join(v) if isinstance(v, list) else None)
 def test_jax_on_cpu(demo, options, unit):
     need("jax")
-    out = check_result(run([f"kernels/{demo}_jax.py", *options, "--repeat", "2", "--json", "--device", "h100-sxm"]), demo, "jax", unit)
+    out = check_result(run([f"atlas/demos/{demo}_jax.py", *options, "--repeat", "2", "--json", "--device", "h100-sxm"]), demo, "jax", unit)
     assert out["device"]["platform"] == "cpu"
 
 
@@ -120,10 +120,10 @@ def test_jax_intensity_records_how_many_kernels_xla_compiled_the_chain_into():
     """On the CPU, XLA fuses the whole FMA chain into one loop fusion at every point; the count goes into
     the recorded details (max_kernels_per_run), so a GPU rerun shows whether XLA split the chain."""
     need("jax")
-    from kernels import record
-    from kernels.intensity_jax import kernels_in
+    from atlas.demos import record
+    from atlas.demos.intensity_jax import kernels_in
 
-    out = check_result(run(["kernels/intensity_jax.py", "--size", "20000", "--fmas", "1,64,256", "--repeat", "1", "--json"]), "intensity", "jax", "tflops")
+    out = check_result(run(["atlas/demos/intensity_jax.py", "--size", "20000", "--fmas", "1,64,256", "--repeat", "1", "--json"]), "intensity", "jax", "tflops")
     assert [pt["kernels"] for pt in out["details"]["points"]] == [1, 1, 1]
     assert record.measurement(out)["details"]["max_kernels_per_run"] == 1
     split = """HloModule m
@@ -158,7 +158,7 @@ INTERPRET = {"TRITON_INTERPRET": "1"}
 @pytest.mark.parametrize("demo, options, unit", TRITON_RUNS, ids=lambda v: v if isinstance(v, str) else "-".join(v) if isinstance(v, list) else None)
 def test_triton_kernels_in_the_interpreter(demo, options, unit):
     need("triton")
-    done = run([f"kernels/{demo}_triton.py", *options, "--repeat", "1", "--warmup", "0", "--json"], INTERPRET)
+    done = run([f"atlas/demos/{demo}_triton.py", *options, "--repeat", "1", "--warmup", "0", "--json"], INTERPRET)
     out = check_result(done, demo, "triton", unit)
     assert out["device"]["platform"] == "interpreter"
     assert any("interpreter" in note for note in out["notes"])
@@ -167,7 +167,7 @@ def test_triton_kernels_in_the_interpreter(demo, options, unit):
 def test_triton_interpreter_refuses_bf16_dot():
     """triton-lang/triton#11584: the interpreter multiplies bfloat16 bit patterns; bf16 is checked on a GPU only."""
     need("triton")
-    done = run(["kernels/matmul_triton.py", "--precision", "bf16", "--size", "64"], INTERPRET)
+    done = run(["atlas/demos/matmul_triton.py", "--precision", "bf16", "--size", "64"], INTERPRET)
     assert done.returncode == 3 and "does not support bf16" in done.stderr
 
 
@@ -178,11 +178,11 @@ def test_triton_without_gpu_or_interpreter_says_so():
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run([sys.executable, "kernels/bandwidth_triton.py"], cwd=REPO_ROOT, capture_output=True, text=True, env=env)
+    done = subprocess.run([sys.executable, "atlas/demos/bandwidth_triton.py"], cwd=REPO_ROOT, capture_output=True, text=True, env=env)
     assert done.returncode == 3 and "TRITON_INTERPRET=1" in done.stderr
 
 
-# --- layer norm in every Python backend: the counts of kernels/fused_common.py ----------------------
+# --- layer norm in every Python backend: the counts of atlas/demos/fused_common.py ----------------------
 
 LAYERNORM_RUNS = {
     "torch": (["--on", "cpu", "--rows", "96", "--cols", "384", "--repeat", "2"], {}),
@@ -195,7 +195,7 @@ LAYERNORM_RUNS = {
 def test_layernorm_traffic_in_each_backend(backend):
     need(backend)
     options, env = LAYERNORM_RUNS[backend]
-    out = check_result(run([f"kernels/fused_{backend}.py", "--op", "layernorm", *options, "--json"], env), "fused", backend, "gb_s")
+    out = check_result(run([f"atlas/demos/fused_{backend}.py", "--op", "layernorm", *options, "--json"], env), "fused", backend, "gb_s")
     rows = out["params"]["rows"]
     assert out["params"] == {"op": "layernorm", "rows": rows, "cols": 384, "dtype": "fp32"}
     # 6 reads + 4 writes unfused, 1 read + 1 write fused, of rows x 384 float32 values
@@ -207,7 +207,7 @@ def test_layernorm_traffic_in_each_backend(backend):
 @pytest.mark.parametrize("backend", sorted(LAYERNORM_RUNS))
 def test_unknown_op_exits_2(backend):
     need(backend)
-    done = run([f"kernels/fused_{backend}.py", "--op", "rmsnorm"], LAYERNORM_RUNS[backend][1])
+    done = run([f"atlas/demos/fused_{backend}.py", "--op", "rmsnorm"], LAYERNORM_RUNS[backend][1])
     assert done.returncode == 2 and "invalid choice: 'rmsnorm'" in done.stderr and "Traceback" not in done.stderr
 
 

@@ -13,8 +13,7 @@ import pytest
 from atlas.core import l10n
 from atlas.core.calculators import demo_peaks
 from atlas.core.kernels import roofline, systolic
-from conftest import REPO_ROOT
-from kernels import (
+from atlas.demos import (
     BACKENDS,
     DEMOS,
     demo_file,
@@ -24,6 +23,7 @@ from kernels import (
     intensity_common,
     record,
 )
+from conftest import REPO_ROOT
 
 
 def run_demo(*args, env=None):
@@ -154,7 +154,7 @@ def result(dataset, name="NVIDIA H100 80GB HBM3", achieved=742.05, demo="matmul"
         unit="tflops",
         check_result=check or harness.check(1e-3, 1.5e-2),
         software={"python": "3.11"},
-        command_line="python -m kernels.matmul_torch",
+        command_line="python -m atlas.demos.matmul_torch",
         details=details,
         override=override,
         devices_by_id=dataset.devices,
@@ -333,7 +333,7 @@ PEAK_TOLERANCE_PERCENT = 5
 
 @pytest.mark.parametrize("demo, options, unit", NUMPY_RUNS, ids=lambda v: v if isinstance(v, str) else None)
 def test_numpy_demo_runs_and_checks_its_result(demo, options, unit):
-    done = run_demo(f"kernels/{demo}_numpy.py", *options, "--repeat", "2", "--json", "--device", "h100-sxm")
+    done = run_demo(f"atlas/demos/{demo}_numpy.py", *options, "--repeat", "2", "--json", "--device", "h100-sxm")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["demo"] == demo and out["backend"] == "numpy" and out["device"]["platform"] == "cpu"
@@ -341,11 +341,11 @@ def test_numpy_demo_runs_and_checks_its_result(demo, options, unit):
     assert out["achieved"]["unit"] == unit and out["achieved"]["value"] > 0
     assert out["device"]["id"] == "h100-sxm" and out["device"]["matched_by"] == "override"
     assert 0 < out["percent_of_peak"] < 100 + PEAK_TOLERANCE_PERCENT
-    assert out["command"].startswith(f"python -m kernels.{demo}_numpy ")
+    assert out["command"].startswith(f"python -m atlas.demos.{demo}_numpy ")
 
 
 def test_numpy_demo_without_a_match_reports_the_figure_alone(dataset):
-    done = run_demo("kernels/matmul_numpy.py", "--size", "128", "--repeat", "1")
+    done = run_demo("atlas/demos/matmul_numpy.py", "--size", "128", "--repeat", "1")
     assert done.returncode == 0, done.stderr
     assert "achieved" in done.stdout
     if devices.match_name(devices.cpu_name(), dataset.devices) is None:
@@ -353,22 +353,22 @@ def test_numpy_demo_without_a_match_reports_the_figure_alone(dataset):
 
 
 def test_bad_options_exit_2_with_a_message():
-    done = run_demo("kernels/matmul_numpy.py", "--size", "0")
+    done = run_demo("atlas/demos/matmul_numpy.py", "--size", "0")
     assert done.returncode == 2 and "must be at least 1" in done.stderr
-    done = run_demo("kernels/matmul_numpy.py", "--size", "64", "--device", "h100-smx")
+    done = run_demo("atlas/demos/matmul_numpy.py", "--size", "64", "--device", "h100-smx")
     assert done.returncode == 2 and "did you mean h100-sxm?" in done.stderr
     assert "Traceback" not in done.stderr
 
 
 def test_python_m_kernels_lists_backends():
-    done = run_demo("-m", "kernels")
+    done = run_demo("-m", "atlas.demos")
     assert done.returncode == 0, done.stderr
     assert "Demos: bandwidth, matmul, intensity, fused" in done.stdout
     assert "yes  numpy" in done.stdout
 
 
 def test_python_m_kernels_runs_a_demo():
-    done = run_demo("-m", "kernels", "run", "fused", "numpy", "--", "--rows", "64", "--cols", "64", "--repeat", "1", "--json")
+    done = run_demo("-m", "atlas.demos", "run", "fused", "numpy", "--", "--rows", "64", "--cols", "64", "--repeat", "1", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["details"]["traffic_saved_percent"] == 75.0
 
@@ -387,7 +387,7 @@ def numpy_result(dataset):
         unit="tflops",
         check_result=harness.check(1e-7, 1e-4),
         software={"python": "3.11.7", "numpy": "2.4.6"},
-        command_line="python -m kernels.matmul_numpy --precision fp32 --size 256 --json",
+        command_line="python -m atlas.demos.matmul_numpy --precision fp32 --size 256 --json",
         devices_by_id=dataset.devices,
     )
 
@@ -431,22 +431,22 @@ def test_data_set_is_read_without_jsonschema(monkeypatch):
 
 
 def test_gpu_script_is_valid_bash_and_runs_every_demo():
-    script = REPO_ROOT / "kernels" / "run_all_gpu.sh"
+    script = REPO_ROOT / "atlas" / "demos" / "run_all_gpu.sh"
     assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
     text = script.read_text(encoding="utf-8")
     for demo in DEMOS:
         for backend in ("torch", "triton", "jax"):
             # as modules, so the script runs from a checkout that is not installed (the device image)
-            assert f"-m kernels.{demo}_{backend} " in text or f"-m kernels.{demo}_$backend " in text, (demo, backend)
-        assert f"kernels run {demo} cuda" in text
-    assert "python3} -m kernels record" in text or '"$PY" -m kernels record' in text
+            assert f"-m atlas.demos.{demo}_{backend} " in text or f"-m atlas.demos.{demo}_$backend " in text, (demo, backend)
+        assert f"-m atlas.demos run {demo} cuda" in text
+    assert "python3} -m atlas.demos record" in text or '"$PY" -m atlas.demos record' in text
 
 
 FAKE_PYTHON = """#!/usr/bin/env bash
 # Stands in for python3 in run_all_gpu.sh: each demo prints a result at once, except the JAX sweep.
 case "$*" in
   "-c "*) exec "{python}" "$@" ;;
-  *"kernels record"*) echo "recorded $3" ;;
+  *"atlas.demos record"*) echo "recorded $3" ;;
   *intensity_jax*) sleep 5 ;;
   *--json*) echo '{{"achieved": {{"value": 1.5, "unit": "tflops"}}, "percent_of_peak": 50.0, "peak": {{"value": 3.0}}}}' ;;
   *) echo "backends" ;;
@@ -462,7 +462,7 @@ def run_gpu_script(tmp_path, **env):
     fake.chmod(0o755)
     out = tmp_path / "out"
     done = subprocess.run(
-        ["bash", str(REPO_ROOT / "kernels" / "run_all_gpu.sh"), str(out)],
+        ["bash", str(REPO_ROOT / "atlas" / "demos" / "run_all_gpu.sh"), str(out)],
         env={**os.environ, "PYTHON": str(fake), **env}, capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr

@@ -1,5 +1,5 @@
 """The fused-vs-unfused demo's two operations, softmax and layer norm: the pass
-counts of kernels/fused_common.py (against its own step tables, the CUDA C
+counts of atlas/demos/fused_common.py (against its own step tables, the CUDA C
 file and known values), the float64 references, the NumPy demo end to end,
 recording, the measurements table and the built page. The heavy backends
 run layer norm in test_kernels_backends.py."""
@@ -13,8 +13,8 @@ import sys
 import numpy as np
 import pytest
 
+from atlas.demos import fused_common, harness, record
 from conftest import REPO_ROOT
-from kernels import fused_common, harness, record
 
 STEP_TOTAL = re.compile(r"(\d+) reads \+ (\d+) writes = (\d+) passes")
 
@@ -63,7 +63,7 @@ def test_traffic_and_details_per_op():
 
 def test_cuda_file_counts_the_same_passes():
     """C cannot import fused_common: its table of passes must say the same."""
-    source = (REPO_ROOT / "kernels" / "fused_cuda.cu").read_text(encoding="utf-8")
+    source = (REPO_ROOT / "atlas" / "demos" / "fused_cuda.cu").read_text(encoding="utf-8")
     table = re.search(r"constexpr Op OPS\[\] = \{(.*)\};", source).group(1)
     found = {name: {"unfused": int(u), "fused": int(f)} for name, u, f in re.findall(r'\{"(\w+)", (\d+), (\d+)\}', table)}
     assert found == fused_common.PASSES
@@ -98,7 +98,7 @@ def test_expected_picks_the_operation():
 @pytest.mark.parametrize("op, passes, saved", [("softmax", 8, 75.0), ("layernorm", 10, 80.0)])
 def test_numpy_demo_runs_each_op(op, passes, saved):
     # 517 rows: the last block of rows is a partial one.
-    done = run_demo("kernels/fused_numpy.py", "--op", op, "--rows", "517", "--cols", "300", "--repeat", "2", "--json", "--device", "h100-sxm")
+    done = run_demo("atlas/demos/fused_numpy.py", "--op", op, "--rows", "517", "--cols", "300", "--repeat", "2", "--json", "--device", "h100-sxm")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["params"] == {"op": op, "rows": 517, "cols": 300, "dtype": "fp32"}
@@ -110,13 +110,13 @@ def test_numpy_demo_runs_each_op(op, passes, saved):
 
 
 def test_numpy_default_op_is_softmax():
-    done = run_demo("kernels/fused_numpy.py", "--rows", "16", "--cols", "16", "--repeat", "1", "--json")
+    done = run_demo("atlas/demos/fused_numpy.py", "--rows", "16", "--cols", "16", "--repeat", "1", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["params"]["op"] == "softmax"
 
 
 def test_numpy_layernorm_blocks_match_the_whole_matrix():
-    from kernels import fused_numpy
+    from atlas.demos import fused_numpy
 
     x = np.random.default_rng(5).standard_normal((37, 64), dtype=np.float32)
     steps = fused_numpy.unfused_steps("layernorm", 64)
@@ -128,7 +128,7 @@ def test_numpy_layernorm_blocks_match_the_whole_matrix():
 
 
 def test_bad_op_is_refused_by_argparse():
-    done = run_demo("kernels/fused_numpy.py", "--op", "gelu", "--rows", "8", "--cols", "8")
+    done = run_demo("atlas/demos/fused_numpy.py", "--op", "gelu", "--rows", "8", "--cols", "8")
     assert done.returncode == 2
     assert "argument --op: invalid choice: 'gelu'" in done.stderr and "Traceback" not in done.stderr
 
@@ -147,7 +147,7 @@ def fused_result(dataset, op):
         unit="gb_s",
         check_result=harness.check(8e-8, 1e-5),
         software={"python": "3.11.7", "torch": "2.13.0"},
-        command_line=f"python -m kernels.fused_torch --op {op} --rows 32768 --cols 8192 --json",
+        command_line=f"python -m atlas.demos.fused_torch --op {op} --rows 32768 --cols 8192 --json",
         details=fused_common.details(32768, 8192, 0.02, 0.0005, op=op),
         devices_by_id=dataset.devices,
     )
@@ -183,10 +183,10 @@ def test_schema_refuses_an_unknown_op(dataset, tmp_path):
 
 
 def test_gpu_script_runs_layernorm_on_every_gpu_backend():
-    text = (REPO_ROOT / "kernels" / "run_all_gpu.sh").read_text(encoding="utf-8")
+    text = (REPO_ROOT / "atlas" / "demos" / "run_all_gpu.sh").read_text(encoding="utf-8")
     assert "for op in softmax layernorm; do" in text
-    assert 'run "fused-$op-$backend" "$PY" -m kernels.fused_$backend --op $op ' in text
-    assert 'run "fused-$op-cuda" "$PY" -m kernels run fused cuda -- --op $op ' in text
+    assert 'run "fused-$op-$backend" "$PY" -m atlas.demos.fused_$backend --op $op ' in text
+    assert 'run "fused-$op-cuda" "$PY" -m atlas.demos run fused cuda -- --op $op ' in text
     assert "for backend in torch triton jax; do" in text
 
 

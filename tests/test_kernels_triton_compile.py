@@ -96,7 +96,7 @@ def triton_type(dtype) -> str:
 def matmul_input_type(gpu: str, precision: str):
     """The Triton type the matmul demo feeds tl.dot on ``gpu``, or None where it refuses the precision."""
     need("torch")
-    from kernels import matmul_triton, torch_common
+    from atlas.demos import matmul_triton, torch_common
 
     if precision == "fp8":
         dtype = torch_common.fp8_dtype_for(*platform_arch(gpu))
@@ -106,7 +106,7 @@ def matmul_input_type(gpu: str, precision: str):
 
 def compile_matmul(gpu: str, precision: str):
     """The matmul kernel as the demo launches it on ``gpu``: its input type, GPU tile and TF32 switch."""
-    from kernels import matmul_triton
+    from atlas.demos import matmul_triton
 
     dtype = matmul_input_type(gpu, precision)
     out = "bf16" if precision == "fp8" else dtype
@@ -140,7 +140,7 @@ def test_fp8_encoding_per_architecture(gpu, expected):
 
 def test_fp8_encoding_and_the_architecture_names_runtimes_report():
     """ROCm reports the gfx name with feature flags, JAX the compute capability as text."""
-    from kernels import fp8
+    from atlas.demos import fp8
 
     assert fp8.encoding("hip", "gfx942:sramecc+:xnack-") == "e4m3fnuz"
     assert fp8.encoding("hip", "gfx1100") is None and fp8.encoding("cpu", None) == "e4m3fn"
@@ -167,14 +167,14 @@ class FakeJaxDevice:
 )
 def test_jax_demo_picks_the_fp8_type_per_device(device, expected):
     need("jax")
-    from kernels import jax_common
+    from atlas.demos import jax_common
 
     assert jax_common.fp8_dtype(device).__name__ == expected
 
 
 def test_jax_demo_refuses_fp8_on_a_gpu_without_it(capsys):
     need("jax")
-    from kernels import jax_common
+    from atlas.demos import jax_common
 
     with pytest.raises(SystemExit) as stop:
         jax_common.fp8_dtype(FakeJaxDevice("gpu", "8.0", device_kind="NVIDIA A100-SXM4-80GB"))
@@ -191,7 +191,7 @@ def test_matmul_compiles_fits_and_uses_the_matrix_units_it_is_compared_with(gpu,
     need("triton")
     from triton.compiler.errors import CompilationError
 
-    from kernels import matmul_triton
+    from atlas.demos import matmul_triton
 
     family = GPUS[gpu][5]
     compared_with_matrix_unit = {
@@ -248,7 +248,7 @@ def test_memory_kernels_compile_and_fit(gpu):
     """Bandwidth (copy, triad), intensity (FMA chain, the deepest default step) and fused (softmax,
     layer norm at the default and a wide row), each with the launch configuration its demo uses."""
     need("triton")
-    from kernels import bandwidth_triton, fused_triton, intensity_common, intensity_triton
+    from atlas.demos import bandwidth_triton, fused_triton, intensity_common, intensity_triton
 
     f32 = "*fp32"
     kernels = [
@@ -283,7 +283,7 @@ def compile_matmul_as_launched(gpu: str, precision: str, b_k_major: bool):
     pointers and sizes (8192, 16-byte-aligned allocations) are known to be divisible by 16, which is what
     lets Triton pipeline the tile loads with asynchronous copies. B is K-major (strides (1, K)) or
     N-major (strides (N, 1))."""
-    from kernels import matmul_triton
+    from atlas.demos import matmul_triton
 
     dtype = matmul_input_type(gpu, precision)
     out = "bf16" if precision == "fp8" else dtype
@@ -310,7 +310,7 @@ def test_fp8_on_hopper_needs_b_k_major_to_pipeline_both_operands():
     the loop): only A is copied asynchronously, and the first H200 run reached 177 TFLOP/s, 9 % of the
     dense FP8 peak. With B K-major — what the demo now passes for fp8 — both operands go through the
     3-stage cp.async pipeline and there is no synchronous global load left in the loop."""
-    from kernels import matmul_triton
+    from atlas.demos import matmul_triton
 
     assert matmul_triton.B_K_MAJOR == {"fp8", "tf32"}
     stages = matmul_triton.gpu_tile("fp8")[4]
@@ -330,7 +330,7 @@ def test_b_operand_is_the_same_matrix_k_major():
     need("torch")
     import torch
 
-    from kernels import matmul_triton
+    from atlas.demos import matmul_triton
 
     b = torch.arange(12.0).reshape(3, 4)
     k_major = matmul_triton.b_operand(b, "fp8")

@@ -45,17 +45,18 @@ def test_bundle_is_the_core_folder_whole_and_is_reproducible():
 def test_bundle_ships_only_the_standard_library_kernels_and_the_very_files_the_pages_show():
     archive = zipfile.ZipFile(BytesIO(webbundle.site_bundle()[0]))
     shipped = sorted(n for n in archive.namelist() if "kernels/" in n)
-    assert shipped == ["atlas/core/kernels/__init__.py", "atlas/core/kernels/roofline.py",
-                       "atlas/core/kernels/systolic.py"]
+    # the in-page models the kernel pages embed, and what the GPU demos run (names, passes, intensities)
+    assert shipped == ["atlas/core/kernels/__init__.py", "atlas/core/kernels/demo_workloads.py",
+                       "atlas/core/kernels/roofline.py", "atlas/core/kernels/systolic.py"]
     for name in shipped:  # byte for byte the file in the repository, which the kernel pages embed
         assert archive.read(name) == (REPO_ROOT / name).read_bytes(), name
     for page in ("systolic", "roofline"):
         for suffix in (".md", ".de.md"):
             source = (REPO_ROOT / "docs/kernels" / f"{page}{suffix}").read_text(encoding="utf-8")
             assert f'--8<-- "atlas/core/kernels/{page}.py"' in source
-    # the PyTorch, JAX, Triton and CUDA demos (kernels/) and the data layer stay out
+    # the PyTorch, JAX, Triton and CUDA demos (atlas/demos/) and the data layer stay out
     assert not [n for n in archive.namelist() if n.endswith(".cu") or "_torch" in n or "_jax" in n or "_triton" in n]
-    assert not [n for n in archive.namelist() if n.startswith(("kernels/", "atlas/data/", "atlas/cli/"))]
+    assert not [n for n in archive.namelist() if n.startswith(("atlas/demos/", "atlas/data/", "atlas/cli/"))]
     assert "atlas/core/kernelview/browser.py" in archive.namelist() and "atlas/core/charts/systolic.py" in archive.namelist()
     assert "atlas/core/l10n/de/kernel_demos.json" in archive.namelist()
 

@@ -2,7 +2,7 @@
 systolic-array results pre-rendered at build time.
 
 Measurements come from ``data/measurements/``; peaks are looked up in the
-device's file through ``kernels.devices`` (the same lookup the demos use), so
+device's file through ``atlas.core.calculators.demo_peaks`` (the same lookup the demos use), so
 a measurement never stores a hardware figure. Every string from a data file
 is HTML-escaped; numbers are formatted for the page's language. Elements
 that show a computed result carry ``data-result="<key>"`` with the key of
@@ -18,9 +18,8 @@ from atlas.core.calculators import demo_peaks
 from atlas.core.calculators.fields import parse_field
 from atlas.core.calculators.roofline import attainable_tflops, critical_intensity, matmul_intensity
 from atlas.core.kernels import roofline, systolic
+from atlas.core.kernels.demo_workloads import BACKENDS, DEMOS, FUSED_OPS, fma_intensity
 from atlas.data.tables import format_figure
-from kernels.fused_common import OPS as FUSED_OPS
-from kernels.intensity_common import intensity as fma_intensity
 
 MEASUREMENT_COLUMNS = ("device", "backend", "params", "measured", "peak", "percent", "software", "date")
 UNIT_KEYS = {"gb_s": "unit.gb_s", "tflops": "unit.tflops"}
@@ -119,8 +118,6 @@ def measurements_table(
     demo ("softmax" or "layernorm"). Without ``op`` the fused demo's rows are
     grouped by operation, and the options column names it (``--op ...``).
     """
-    from kernels import BACKENDS, DEMOS
-
     if demo not in DEMOS:
         raise ValueError(f"unknown demo {demo!r}; expected one of {', '.join(DEMOS)}")
     if backend is not None and backend not in BACKENDS:

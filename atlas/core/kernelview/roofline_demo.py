@@ -2,7 +2,7 @@
 
 The device's dense peak comes from the estimators' one lookup
 (``atlas.core.calculators.devices.peak``, the same the kernel demos and the roofline
-tables use through ``kernels.devices.peak``): the matrix unit's figure where
+tables use through ``atlas.core.calculators.demo_peaks.peak``): the matrix unit's figure where
 the device states one, else half its sparse figure where that is all the
 vendor publishes, else the vector unit's. A device that lacks the precision
 altogether is an error on the precision field, never a silent fallback to

@@ -25,10 +25,15 @@ PEAK_TOLERANCE = 1.05
 
 
 def demo_commands(demo: str, backend: str) -> tuple[str, ...]:
-    """Substrings one of which the command of a ``demo``/``backend`` measurement must contain."""
+    """Substrings one of which the command of a ``demo``/``backend`` measurement must contain: the demo's file or
+    module under ``atlas/demos/``, or under ``kernels/``, where the demos lived until December 2026 (the H200 runs of
+    4 December 2026 were recorded with those commands)."""
     if backend == "cuda":
-        return (f"kernels/{demo}_cuda.cu", f"python -m kernels run {demo} cuda", f"{demo}_cuda")
-    return (f"kernels/{demo}_{backend}.py", f"kernels.{demo}_{backend}", f"python -m kernels run {demo} {backend}")
+        current = (f"atlas/demos/{demo}_cuda.cu", f"python -m atlas.demos run {demo} cuda")
+        return (*current, f"kernels/{demo}_cuda.cu", f"python -m kernels run {demo} cuda", f"{demo}_cuda")
+    current = (f"atlas/demos/{demo}_{backend}.py", f"atlas.demos.{demo}_{backend}",
+               f"python -m atlas.demos run {demo} {backend}")
+    return (*current, f"kernels/{demo}_{backend}.py", f"kernels.{demo}_{backend}", f"python -m kernels run {demo} {backend}")
 
 
 def measurement_problems(entry: dict, today: datetime.date | None = None) -> list[tuple[tuple, str]]:
