@@ -84,6 +84,13 @@ ADMIT_MAX_THROUGHPUT = False
 # to 68 % within ×0.67–1.5 but through the shared global parameters cost the other groups: decode at batch 1 78.0 →
 # 76.5 % and multi/batched 65.3 → 62.4 % within ×0.8–1.25 (the ×0.67–1.5 shares unchanged); so they stay decode.
 FIT_SERVING_RUNS = False
+# Tried and not kept (2026-12, issue 33; cross-validated leaving each source out, against the fit of 2026-12-06): a
+# prompt's activations between the matrix products as a memory term (16 passes of 16-bit hidden-size vectors per
+# token and layer ÷ bandwidth, efficiency per engine, device class and engine × class), the share of small models
+# and compute-rich devices. Prefill within ×0.8–1.25 rose 44.2 → 46.3 % and its median ratio 1.014 → 1.009, but
+# within ×0.67–1.5 fell 75.2 → 75.1 %, decode at batch 1 within ×0.8–1.25 78.1 → 78.0 % and the maximum-throughput
+# runs 77.0 → 76.2 % (median 1.262 → 1.272). A per-sequence cost per decode step is not supported either: batched
+# decode at 17–256 sequences is already predicted slow (median ratio 1.06–1.46), only 2–4 sequences fast (0.95).
 GROUPS = ("decode-single-batch1", "decode-multi-or-batched", "prefill", MAX_THROUGHPUT_GROUP)
 # Weight formats that sources name but the estimators do not model, each fitted as the modelled format of the
 # same recipe: Unsloth's "Dynamic 2.0" GGUF files (UD-…-K_XL) are llama.cpp K-quant mixes in which some tensors
