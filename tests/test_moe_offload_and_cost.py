@@ -211,3 +211,24 @@ def test_cli_comparison_names_the_engine(capsys, monkeypatch):
 def l10n_month(as_of):
     from atlas.core import l10n
     return l10n.format_month(as_of[:7], "en")
+
+
+@pytest.mark.parametrize("lang, one, many", [
+    ("en", "on-demand price of one cloud provider, US$", "median on-demand price of 6 cloud providers"),
+    ("de", "On-Demand-Preis eines Cloud-Anbieters, ", "Median der On-Demand-Preise von 6 Cloud-Anbietern"),
+])
+def test_a_price_from_one_provider_is_not_called_a_median_of_providers(lang, one, many):
+    out = view("speed", {"model": "llama-3.1-8b", "device": "rtx-4090", "baseline": "a100-sxm-80gb"}, lang)
+    device, base = out["result"]["device"]["cost"], out["result"]["baseline"]["cost"]
+    assert (device["basis"], device["providers"]) == ("cloud", 1) and (base["basis"], base["providers"]) == ("cloud", 6)
+    assert one in out["summary"] and many in out["summary"]
+    assert "1 cloud providers" not in out["summary"] and "1 Cloud-Anbietern" not in out["summary"]
+
+
+@pytest.mark.parametrize("lang, headline", [("en", "tokens/s on 2 × RTX 4090 with llama.cpp"),
+                                            ("de", "Tokens/s auf 2 × RTX 4090 mit llama.cpp")])
+def test_the_headline_names_every_device_the_model_is_split_over(lang, headline):
+    two = view("speed", {"model": "llama-3.1-70b", "weights": "q4_k_m", "device": "rtx-4090", "num_devices": 2}, lang)
+    assert two["result"]["num_devices"] == 2 and headline in two["summary"]
+    one = view("speed", {"model": "llama-3.1-8b", "weights": "q4_k_m", "device": "rtx-4090"}, lang)
+    assert "× RTX 4090" not in one["summary"].split(".")[0]

@@ -375,6 +375,8 @@ def _cost_sentence(result: dict, lang: str) -> Sentence | None:
         key = {"given": "answer.cost.given", "cloud": "answer.cost.cloud"}.get(cost["basis"], "answer.cost.purchase")
         if cost["basis"] == "purchase" and not cost.get("as_of"):
             key = "answer.cost.purchase_given"
+        if cost["basis"] == "cloud" and cost.get("providers") == 1:
+            key = "answer.cost.cloud_one"  # "the median of 1 cloud providers" reads wrong in both languages
         usd = cost["usd_per_million_tokens"]
         parts.update({
             f"{which}_usd": (f"{which}.cost.usd_per_million_tokens", usd,
@@ -393,15 +395,24 @@ def _cost_sentence(result: dict, lang: str) -> Sentence | None:
     return Sentence(" ".join(templates), **parts) if templates else None
 
 
+def _devices_name(result: dict, entry: dict, lang: str) -> str:
+    """"RTX 4090", or "2 × RTX 4090" when the answer is for several devices: a headline never reads as one card's
+    speed when the model is split over two."""
+    count = result.get("num_devices") or 1
+    if count <= 1:
+        return entry["name"]
+    return _t(lang, "cli.device_count", count=l10n.format_number(count, lang, 0), name=entry["name"])
+
+
 def _speed_answer(result: dict, lang: str) -> Sentence:
-    """Tokens per second (or time) on the device and what limits it."""
+    """Tokens per second (or time) on the device(s) and what limits it."""
     entry = result["device"]
     time = ("device.time_s", entry["time_s"], numbers.duration(entry["time_s"], lang))
     bound = _t(lang, f"speed.answer.bound.{entry['bound']}")
     if result["workload"] == "decode" and entry.get("tokens_per_s_per_sequence"):
         speed = entry["tokens_per_s_per_sequence"]
         template = _t(lang, "speed.answer.tokens") + _engine(entry, lang)
-        parts = {"device": entry["name"],
+        parts = {"device": _devices_name(result, entry, lang),
                  "tokens": ("device.tokens_per_s_per_sequence", speed, numbers.significant(speed, lang))}
         factor = entry.get("reading_speed_factor")
         if factor is not None:
@@ -410,8 +421,8 @@ def _speed_answer(result: dict, lang: str) -> Sentence:
             parts["factor"] = ("device.reading_speed_factor", factor, numbers.significant(factor, lang, 2))
         return Sentence(_with_bound(template, lang), bound=bound, **parts)
     key = "speed.answer.training" if result["workload"] == "training" else "speed.answer.time"
-    return Sentence(_with_bound(_t(lang, key) + _engine(entry, lang), lang), device=entry["name"], time=time,
-                    bound=bound)
+    return Sentence(_with_bound(_t(lang, key) + _engine(entry, lang), lang), device=_devices_name(result, entry, lang),
+                    time=time, bound=bound)
 
 
 def _engine(entry: dict, lang: str) -> str:
