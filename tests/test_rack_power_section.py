@@ -18,8 +18,8 @@ from conftest import REPO_ROOT
 
 PAGES = {"en": REPO_ROOT / "docs" / "hardware" / "interconnects.md",
          "de": REPO_ROOT / "docs" / "hardware" / "interconnects.de.md"}
-HEADINGS = {"en": "## Power and cooling: from the chip to the rack",
-            "de": "## Leistung und Kühlung: vom Chip zum Rack"}
+HEADINGS = {"en": "## Power and cooling: from the chip to the rack { #power }",
+            "de": "## Leistung und Kühlung: vom Chip zum Rack { #power }"}
 # The primary sources the section's system and rack figures rest on.
 SOURCES = {
     "https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html",

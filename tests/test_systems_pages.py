@@ -27,7 +27,7 @@ from macros import systems
 PAGES = {"interconnects": REPO_ROOT / "docs" / "hardware", "reading-benchmarks": REPO_ROOT / "docs" / "guide"}
 SECTIONS = {
     "interconnects": ["scale-up-scale-out", "links", "pcie", "nvlink", "amd-google", "networks", "parallelism",
-                      "calculator", "sources"],
+                      "calculator", "power", "sources"],
     "reading-benchmarks": ["mlperf", "divisions", "scenarios", "per-accelerator", "training", "vendor-claims",
                            "llama-bench", "serving", "this-site", "sources"],
 }
