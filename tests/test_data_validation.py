@@ -84,3 +84,65 @@ def test_validate_command_exit_codes(tmp_path):
     )
     assert bad.returncode == 1
     assert "field 'memory.bandwidth_gb_s': must be greater than 0" in bad.stderr
+
+
+# --- accelerators without memory of their own (memory.type "none") --------------------------------------------------
+
+def test_hailo_10h_is_filed_with_its_own_memory(dataset):
+    ten = dataset.devices["hailo-10h"]
+    assert (ten["memory"]["type"], ten["memory"]["capacity_gib"], ten["memory"]["origin"]) == ("LPDDR4X", 8, "estimate")
+    assert ten["memory"]["bandwidth_gb_s"] == pytest.approx(4267 * 32 / 8 / 1000, rel=1e-3)
+    assert sorted(c["capacity_gib"] for c in ten["memory"]["configurations"]) == [4, 8]
+    assert {(e["precision"], e["sparsity"], e["tflops"]) for e in ten["compute"]} == {("int4", "dense", 40),
+                                                                                     ("int8", "dense", 20)}
+    assert "power" not in ten
+
+
+NO_MEMORY_ID = "hailo-8"
+
+
+def no_memory_catalog():
+    """The data set's catalogue with a device without memory of its own (the Hailo-8, as filed or, where the data
+    set does not hold it yet, its figures: 26 TOPS INT8, memory type "none")."""
+    from atlas.core.calculators.catalog import Catalog
+    from calculators_support import catalog
+
+    cat = catalog()
+    if NO_MEMORY_ID in cat.devices:
+        return cat
+    device = {"id": NO_MEMORY_ID, "name": "Hailo-8 AI Accelerator", "short_name": "Hailo-8", "vendor": "Hailo",
+              "kind": "npu", "segment": "edge",
+              "memory": {"capacity_gib": None, "type": "none", "bandwidth_gb_s": None, "source": "s", "note": "n"},
+              "compute": [{"precision": "int8", "unit": "matrix", "sparsity": "dense", "tflops": 26, "source": "s"}]}
+    return Catalog(devices={**cat.devices, NO_MEMORY_ID: device}, models=cat.models, prices=cat.prices)
+
+
+@pytest.mark.parametrize("lang, words", [("en", "has no memory of its own"), ("de", "hat keinen eigenen Speicher")])
+@pytest.mark.parametrize("command, role", [("vram", "device"), ("speed", "device"), ("speed", "baseline")])
+def test_calculators_refuse_a_device_without_memory(command, role, lang, words):
+    import re
+
+    from atlas.core.calculators.api import handle
+
+    params = {"model": "llama-3.1-8b", "device": "h100-sxm", role: NO_MEMORY_ID}
+    answer = handle({"command": command, "lang": lang, "params": params}, no_memory_catalog())
+    assert answer["ok"] is False
+    [refusal] = answer["errors"]
+    assert refusal["key"] == "error.device_without_memory"
+    assert refusal["message"].startswith(f"Hailo-8 {words}")
+    assert not re.search(r"\b(?:None|nan|NaN|inf)\b|Traceback|\{device\}", refusal["message"])
+
+
+def test_a_device_without_memory_is_left_out_of_the_pickers():
+    from atlas.core.calculators import devices as dev
+    from atlas.core.calculators.inputs import BY_NAME
+    from atlas.core.calcview.form import choices
+
+    cat = no_memory_catalog()
+    offered = choices(BY_NAME["device"], cat)
+    assert "hailo-10h" in offered and "hailo-10h@4" in offered and "h100-sxm" in offered
+    assert NO_MEMORY_ID not in offered
+    assert dev.choices(NO_MEMORY_ID, cat.devices[NO_MEMORY_ID]) == []
+    # lists of every device (which devices hold a model) count it as holding nothing, never a crash
+    assert dev.capacity_bytes(cat.devices[NO_MEMORY_ID]) == 0.0
+    assert dev.capacity_bytes(cat.devices["hailo-10h"]) == 8 * 2**30

@@ -17,6 +17,11 @@ import math
 from dataclasses import dataclass
 
 from atlas.core.calculators.defaults import GB, GIB, MATRIX_RATE_RATIO, PRECISION_FALLBACKS, SPARSE_TO_DENSE
+from atlas.core.calculators.messages import ValidationError, error
+
+# memory.type of an accelerator without memory of its own (Hailo-8: a vision accelerator beside a host); its
+# capacity and bandwidth are null in the data set.
+NO_MEMORY = "none"
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,20 @@ class Peak:
 
 def name(device: dict) -> str:
     return device.get("short_name") or device["name"]
+
+
+def has_own_memory(device: dict) -> bool:
+    """False for an accelerator without memory of its own to hold a model (``memory.type`` "none")."""
+    return str(device.get("memory", {}).get("type", "")).lower() != NO_MEMORY
+
+
+def require_own_memory(device: dict) -> None:
+    """Refuse a device without memory of its own: no language-model estimate is meaningful for it.
+
+    Raises ``ValidationError`` on the device field, so every front end shows the localized message
+    (``error.device_without_memory``) instead of a number."""
+    if not has_own_memory(device):
+        raise ValidationError([error("device", "error.device_without_memory", device=name(device))])
 
 
 def configurations(device: dict) -> list[dict]:
@@ -96,7 +115,10 @@ def choice_value(device_id: str, device: dict, capacity_gib: float) -> str:
 
 
 def choices(device_id: str, device: dict) -> list[tuple[str, float]]:
-    """``(choice value, GiB)`` for each memory configuration of the device, the default first, then by size."""
+    """``(choice value, GiB)`` for each memory configuration of the device, the default first, then by size; none
+    for a device without memory of its own, which the calculators' device pickers therefore leave out."""
+    if not has_own_memory(device):
+        return []
     default = device["memory"]["capacity_gib"]
     sizes = sorted({c["capacity_gib"] for c in configurations(device)} | {default}, key=lambda c: (c != default, c))
     return [(choice_value(device_id, device, c), c) for c in sizes]
@@ -147,12 +169,17 @@ def usable_bytes(device: dict) -> float:
 
 
 def capacity_bytes(device: dict) -> float:
-    """Memory capacity in bytes (the data set stores GiB)."""
+    """Memory capacity in bytes (the data set stores GiB); 0 for a device without memory of its own, which holds
+    no model (lists of all devices, such as ``memory.fits``, then count it as holding nothing)."""
+    if not has_own_memory(device):
+        return 0.0
     return device["memory"]["capacity_gib"] * GIB
 
 
 def bandwidth_bytes_s(device: dict) -> float:
-    """Peak memory bandwidth in bytes/s (the data set stores GB/s)."""
+    """Peak memory bandwidth in bytes/s (the data set stores GB/s). A device without memory of its own is refused
+    (``require_own_memory``): there is no bandwidth to estimate a speed from."""
+    require_own_memory(device)
     return device["memory"]["bandwidth_gb_s"] * GB
 
 

@@ -148,6 +148,7 @@ def verdict(model: ModelSpec, opts: MemoryOptions, device: dict, *, device_id: s
     ``memory.fits`` for them, to suggest other devices. ``suggest_when_fits``: also suggest a longer context and
     formats with more bits when it fits (the VRAM calculator); else suggestions only when it does not fit.
     """
+    dev.require_own_memory(device)
     n = opts.num_devices
     sram = dev.is_sram_only(device)
     unified = dev.unified(device)

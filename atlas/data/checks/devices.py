@@ -15,10 +15,13 @@ from atlas.data.checks.common import not_in_future
 
 # Plausible ranges per memory technology: (capacity GiB min, max), (bandwidth GB/s min, max).
 # Wide on purpose: they catch unit mix-ups (TB/s typed as GB/s, MiB as GiB), not outliers.
+# The LPDDR floor admits one x32 LPDDR4X package, the memory of an M.2 accelerator module such as the Hailo-10H:
+# Kingston's LPDDR4X parts are organised "x 32 bits" at "4266Mbps maximum" (Mouser, Kingston LPDDR4x Low-Power
+# DRAMs, https://www.mouser.cn/new/kingston/kingston-lpddr4x-drams/), 4,266 Mb/s x 32 bits / 8 = 17.1 GB/s.
 MEMORY_RANGES = {
     "HBM": ((4, 1024), (300, 50_000)),
     "GDDR": ((2, 128), (100, 4_000)),
-    "LPDDR": ((1, 2_048), (20, 2_000)),
+    "LPDDR": ((1, 2_048), (10, 2_000)),
     "DDR": ((1, 24_576), (20, 2_000)),
     "SRAM": ((0.001, 100), (1_000, 100_000_000)),
 }
@@ -126,6 +129,10 @@ def figure_key(entry: dict) -> tuple:
     return (entry["precision"], entry["unit"], entry["sparsity"], entry.get("accumulate"))
 
 
+# memory.type of an accelerator without memory of its own (capacity and bandwidth null; see the schema).
+NO_MEMORY = "none"
+
+
 def memory_family(memory_type: str) -> str | None:
     """'HBM3e' -> 'HBM', 'GDDR6X' -> 'GDDR', 'LPDDR5X' -> 'LPDDR', 'DDR5' -> 'DDR'."""
     upper = memory_type.upper()
@@ -215,6 +222,8 @@ def device_problems(device: dict, today: datetime.date | None = None) -> list[tu
                     f"{bw} GB/s is implausible for {family} ({bw_lo}–{bw_hi} GB/s); check the unit (GB/s, not TB/s)",
                 )
             )
+    elif memory.get("type") == NO_MEMORY:
+        pass  # no capacity or bandwidth to check (the schema makes them null)
     elif memory.get("type"):
         problems.append(
             (
