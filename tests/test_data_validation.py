@@ -88,6 +88,25 @@ def test_validate_command_exit_codes(tmp_path):
 
 # --- accelerators without memory of their own (memory.type "none") --------------------------------------------------
 
+def test_hailo_8_and_8l_are_filed_without_memory(dataset):
+    for device_id, tops in (("hailo-8", 26), ("hailo-8l", 13)):
+        device = dataset.devices[device_id]
+        assert (device["memory"]["type"], device["memory"]["capacity_gib"], device["memory"]["bandwidth_gb_s"]) == (
+            "none", None, None)
+        assert [(e["precision"], e["sparsity"], e["tflops"], e["origin"]) for e in device["compute"]] == [
+            ("int8", "dense", tops, "estimate")]
+        assert "power" not in device
+
+
+def test_a_device_without_memory_shows_a_dash_in_the_tables(dataset):
+    from atlas.data.tables import cell
+
+    for lang, dash in (("en", "—"), ("de", "—")):
+        for column in ("memory", "bandwidth"):
+            shown = cell(dataset.devices["hailo-8"], column, lang)
+            assert f">{dash}</td>" in shown and "None" not in shown
+
+
 def test_hailo_10h_is_filed_with_its_own_memory(dataset):
     ten = dataset.devices["hailo-10h"]
     assert (ten["memory"]["type"], ten["memory"]["capacity_gib"], ten["memory"]["origin"]) == ("LPDDR4X", 8, "estimate")

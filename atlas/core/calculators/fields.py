@@ -104,12 +104,13 @@ def field_value(device: dict, name: str) -> Value | None:
     if isinstance(field, ComputeField):
         return compute_value(device, field)
     memory = device.get("memory", {})
-    if field == "memory":
-        return Value(memory["capacity_gib"], "unit.gib", memory["source"])
+    if field == "memory":  # None for a device without memory of its own (memory.type "none")
+        return None if memory.get("capacity_gib") is None else Value(memory["capacity_gib"], "unit.gib", memory["source"])
     if field == "memory_type":
         return Value(memory["type"], None, memory["source"])
     if field == "bandwidth":
-        return Value(memory["bandwidth_gb_s"], "unit.gb_s", memory["source"])
+        return None if memory.get("bandwidth_gb_s") is None else Value(memory["bandwidth_gb_s"], "unit.gb_s",
+                                                                         memory["source"])
     if field == "tdp":
         power = device.get("power")
         return Value(power["tdp_w"], "unit.w", power["source"]) if power else None
