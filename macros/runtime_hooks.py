@@ -12,6 +12,9 @@ their content hashes in front, see ``service_worker``) and, after the build,
 a gzip copy beside each large runtime file (``precompress``) for servers that
 send pre-compressed files (nginx ``gzip_static``, Apache, see README.md).
 
+Pyodide's standard library is shipped trimmed to what the pages can import (``webbundle.pyodide_stdlib``);
+the snapshot step proves it complete and stops the build when a module is missing.
+
 And a memory snapshot of Pyodide with the project's packages imported and warmed
 (``make_snapshot``: ``macros/make_snapshot.mjs`` run in Node), which the worker
 restores instead of starting CPython (about ten times faster). Its name carries
@@ -59,6 +62,8 @@ SNAPSHOT_TIMEOUT_S = 300
 SNAPSHOT_GZIP_LEVEL = 6
 # What the snapshot warms: every entry point a page with the runtime warms (the calculators, the kernel demos).
 SNAPSHOT_WARM = (CALCULATOR_ENTRY_POINT, *KERNEL_ENTRY_POINTS.values())
+# How make_snapshot.mjs reports a module missing from the trimmed standard library (it then exits with 3).
+STDLIB_MISSING = "atlas-stdlib-missing:"
 # Set ATLAS_SNAPSHOT=0 to build without a snapshot (the pages then start Pyodide from scratch).
 SNAPSHOT_ENV = "ATLAS_SNAPSHOT"
 
@@ -118,7 +123,9 @@ def make_snapshot(pyodide_dir: Path, pyodide: dict[str, bytes], bundle: bytes, d
                   warm=SNAPSHOT_WARM, cache: Path = SNAPSHOT_CACHE, script: Path = SNAPSHOT_SCRIPT) -> bytes | None:
     """Pyodide's memory after it has done what the worker does before "ready" (bundle unpacked, pyweb
     imported, ``warm`` warmed), made by ``script`` in Node; None (with an INFO line) when Node is
-    missing or the script fails, so the build goes on and the pages start without it."""
+    missing or the script fails, so the build goes on and the pages start without it. Python starts there on
+    the trimmed standard library of ``pyodide`` (when it has one), and imports every module of it and of the
+    bundle after the snapshot: a module missing from it raises Abort, since the pages would fail too."""
     if os.environ.get(SNAPSHOT_ENV, "1") == "0":
         log.info("No Pyodide memory snapshot: %s=0", SNAPSHOT_ENV)
         return None
@@ -134,16 +141,27 @@ def make_snapshot(pyodide_dir: Path, pyodide: dict[str, bytes], bundle: bytes, d
         with tempfile.TemporaryDirectory(prefix="atlas-snapshot-") as tmp:
             tmp = Path(tmp)
             (tmp / "bundle.zip").write_bytes(bundle)
+            stdlib = {}
+            if webbundle.STDLIB_NAME in pyodide:  # the trimmed standard library the site ships, checked there
+                (tmp / webbundle.STDLIB_NAME).write_bytes(pyodide[webbundle.STDLIB_NAME])
+                stdlib = {"stdlib": str(tmp / webbundle.STDLIB_NAME),
+                          "stdlib_full": webbundle.stdlib_module_names(pyodide_dir.parent)}
             files = {}
             for i, (name, content) in enumerate(sorted(data.items())):
                 files[name] = str(tmp / f"data-{i}")
                 (tmp / f"data-{i}").write_bytes(content)
             job = {"pyodide": str(pyodide_dir), "bundle": str(tmp / "bundle.zip"), "data": files,
-                   "warm": list(warm), "out": str(tmp / "snapshot.bin")}
+                   "warm": list(warm), "out": str(tmp / "snapshot.bin"), **stdlib}
             (tmp / "job.json").write_text(json.dumps(job), encoding="utf-8")
             run = subprocess.run([node, str(script), str(tmp / "job.json")], capture_output=True, text=True,
                                  timeout=SNAPSHOT_TIMEOUT_S)
             if run.returncode != 0:
+                output = f"{run.stdout}\n{run.stderr}"
+                missing = [line for line in output.splitlines()
+                           if line.startswith(STDLIB_MISSING) or "ModuleNotFoundError" in line]
+                if stdlib and (run.returncode == 3 or missing):
+                    raise Abort("The trimmed Python standard library (atlas/data/webbundle.py, STDLIB_ROOTS) lacks "
+                                "a module the pages need: " + "; ".join(missing[:10]))
                 raise RuntimeError((run.stderr or run.stdout).strip()[-400:])
             content = (tmp / "snapshot.bin").read_bytes()
         cache.mkdir(parents=True, exist_ok=True)
@@ -188,6 +206,7 @@ def on_files(files, config, **kwargs):
                 raise FileNotFoundError(f"Missing {src}: run 'npm ci' (make serve and make test do it for you).")
             generated[dest] = src
         generated[f"{webbundle.PYODIDE_DIR}/pyodide-lock.json"] = webbundle.pyodide_lock()
+        generated[f"{webbundle.PYODIDE_DIR}/{webbundle.STDLIB_NAME}"] = webbundle.pyodide_stdlib()
         generated[webbundle.BUNDLE_PATH] = webbundle.site_bundle()[0]
         generated[webbundle.DATA_PATH] = webbundle.site_data(load_dataset())[0]
         contents = {dest: (src.read_bytes() if isinstance(src, Path) else src) for dest, src in generated.items()}

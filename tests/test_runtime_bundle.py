@@ -104,6 +104,11 @@ def test_built_site_carries_the_runtime(built_site):
     for name in webbundle.PYODIDE_FILES:
         copied = built_site / webbundle.PYODIDE_DIR / name
         assert copied.read_bytes() == (REPO_ROOT / "node_modules/pyodide" / name).read_bytes()
+    shipped = (built_site / webbundle.PYODIDE_DIR / webbundle.STDLIB_NAME).read_bytes()
+    assert shipped == webbundle.pyodide_stdlib()  # the trimmed standard library, not Pyodide's own
+    manifest = json.loads((built_site / "sw.js").read_text(encoding="utf-8").splitlines()[0]
+                          .removeprefix("self.ATLAS_SW_MANIFEST = ").rstrip(";"))
+    assert manifest["files"][f"{webbundle.PYODIDE_DIR}/{webbundle.STDLIB_NAME}"] == webbundle.version_of(shipped)
     assert (built_site / webbundle.BUNDLE_PATH).read_bytes() == webbundle.site_bundle()[0]
     export = json.loads((built_site / webbundle.DATA_PATH).read_text(encoding="utf-8"))
     assert export["schema_version"] == 1 and "h100-sxm" in export["devices"] and "llama-3.1-70b" in export["models"]
@@ -227,3 +232,71 @@ def test_the_snapshots_gzip_copy_is_made_once_and_reused(tmp_path):
     cached = tmp_path / f"{webbundle.version_of(content)}.gz"
     cached.write_bytes(b"kept")  # the second call reads the cache instead of compressing again
     assert runtime_hooks.snapshot_gzip(content, cache=tmp_path) == b"kept"
+
+
+# --- The trimmed standard library -----------------------------------------------------------------------------
+
+FULL_STDLIB = REPO_ROOT / "node_modules" / "pyodide" / webbundle.STDLIB_NAME
+
+
+def _shipped_modules(content: bytes) -> set[str]:
+    return set(webbundle._stdlib_modules(zipfile.ZipFile(BytesIO(content)).namelist()))
+
+
+def test_import_scanner_reads_every_kind_of_import_and_skips_the_main_guard():
+    source = (b"import a.b as c, d\nfrom . import x, y as z\nfrom ..p import (q,\n    r as s)\n"
+              b"if True: import e\nraise X from Y\ndef f():\n    import g; from h import i\n"
+              b"try:\n    import j\nexcept ImportError:\n    j = None\n"
+              b"if __name__ == '__main__':\n    import doctest\n    if x:\n        import pdb\nimport k\n"
+              b'if __name__ == "__main__": import unittest\nimport l\n')
+    strings = set()
+    found = webbundle.imported_names(source, "pkg.sub.mod", strings=strings)
+    assert found == {"a", "a.b", "d", "pkg", "pkg.sub", "pkg.sub.x", "pkg.sub.y", "pkg.p", "pkg.p.q", "pkg.p.r",
+                     "e", "g", "h", "h.i", "j", "k", "l"}
+    assert "__main__" in strings
+    assert webbundle.imported_names(b"from . import _compiler, _parser\n", "re", is_package=True) == {
+        "re", "re._compiler", "re._parser"}
+    assert webbundle.codec_modules({"cp437", "UTF-8-sig", "latin1", "no such codec", ""}) == {
+        "encodings.cp437", "encodings.utf_8_sig", "encodings.latin_1"}
+
+
+def test_shipped_standard_library_is_smaller_and_has_every_module_the_core_imports():
+    content = webbundle.pyodide_stdlib()
+    full = FULL_STDLIB.read_bytes()
+    assert webbundle._trim_stdlib(full, REPO_ROOT) == content  # reproducible (and the cache gives the same)
+    assert len(content) < 0.6 * len(full)  # 2.5 MB -> about 1.3 MB
+    assert len(gzip.compress(content)) < 0.6 * len(gzip.compress(full))
+    shipped, available = _shipped_modules(content), _shipped_modules(full)
+    needed = {m for m in webbundle.core_imports() if m in available}
+    assert {"json", "dataclasses", "difflib", "statistics", "urllib.parse", "decimal", "html"} <= needed
+    assert needed <= shipped
+    # Pyodide's own Python side, the modules CPython imports by name, and what they import
+    assert {"_pyodide._base", "pyodide.ffi", "pyodide.webloop", "site", "encodings.utf_8", "asyncio", "ast",
+            "traceback", "_pylong", "_strptime", "zipfile", "shutil", "tarfile"} <= shipped
+    # the codecs named in the sources kept (zipfile reads names as cp437), not the other code tables
+    assert {"encodings.cp437", "encodings.utf_8_sig", "encodings.idna"} <= shipped
+    assert not {"encodings.cp1252", "encodings.mac_roman", "encodings.cp500"} & shipped
+    for excluded in webbundle.STDLIB_EXCLUDED:
+        assert not [m for m in shipped if m == excluded or m.startswith(excluded + ".")], excluded
+    assert not {"tkinter", "sqlite3", "xmlrpc", "antigravity", "this"} & shipped
+    names = zipfile.ZipFile(BytesIO(content)).namelist()
+    assert "_sysconfigdata__emscripten_wasm32-emscripten.py" in names  # sysconfig imports it by a computed name
+
+
+def test_the_snapshot_step_stops_the_build_when_the_standard_library_lacks_a_module(tmp_path):
+    if not shutil.which("node"):
+        pytest.skip("node is not installed")
+    from mkdocs.exceptions import Abort
+
+    trimmed = zipfile.ZipFile(BytesIO(webbundle.pyodide_stdlib()))
+    buf = BytesIO()
+    with zipfile.ZipFile(buf, "w") as out:
+        for info in trimmed.infolist():
+            if info.filename != "statistics.py":  # imported by the core, at module level
+                out.writestr(info, trimmed.read(info))
+    pyodide = {webbundle.STDLIB_NAME: buf.getvalue()}
+    data = {"atlas-data.json": webbundle.site_data(load_dataset())[0]}
+    with pytest.raises(Abort, match="statistics"):
+        runtime_hooks.make_snapshot(REPO_ROOT / "node_modules" / "pyodide", pyodide, webbundle.site_bundle()[0],
+                                    data, cache=tmp_path / "cache")
+    assert not (tmp_path / "cache").exists()
