@@ -147,6 +147,7 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
     memory of each weight format; without one, which presets fit."""
     device_id = values["device"]
     notes = []
+    dev.require_own_memory(catalog.devices[device_id])  # an accelerator without memory holds no model at all
     device = readers_device(values, catalog.devices[device_id], notes)
     n = values["num_devices"]
     opts = options(MemoryOptions, values, weights=values["weights"] or default_of("weights"), num_devices=n)

@@ -106,8 +106,8 @@ def field_value(device: dict, name: str) -> Value | None:
     memory = device.get("memory", {})
     if field == "memory":  # None for a device without memory of its own (memory.type "none")
         return None if memory.get("capacity_gib") is None else Value(memory["capacity_gib"], "unit.gib", memory["source"])
-    if field == "memory_type":
-        return Value(memory["type"], None, memory["source"])
+    if field == "memory_type":  # a dash, like capacity and bandwidth, for a device without memory of its own
+        return None if memory.get("type") == "none" else Value(memory["type"], None, memory["source"])
     if field == "bandwidth":
         return None if memory.get("bandwidth_gb_s") is None else Value(memory["bandwidth_gb_s"], "unit.gb_s",
                                                                          memory["source"])
