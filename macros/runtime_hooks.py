@@ -217,6 +217,7 @@ def on_files(files, config, **kwargs):
             contents[webbundle.BUNDLE_PATH],
             {webbundle.DATA_PATH.rsplit("/", 1)[1]: contents[webbundle.DATA_PATH]},
         )
+        _STDLIB[:] = [webbundle.version_of(contents[f"{webbundle.PYODIDE_DIR}/{webbundle.STDLIB_NAME}"])]
         _SNAPSHOT[:] = []
         if snapshot is not None:
             name = snapshot_name(snapshot)
@@ -242,22 +243,28 @@ def on_files(files, config, **kwargs):
 
 _RUNTIME_PATHS: list[str] = []  # set by on_files, read by on_post_build
 _SNAPSHOT: list[str] = []  # the snapshot's file name in the Pyodide folder, when the build made one
+_STDLIB: list[str] = []  # the content hash of the trimmed python_stdlib.zip this build ships
 
 
-def with_snapshot(runtime_json: str, name: str | None) -> str:
-    """A page's runtime options (``<meta name="atlas-runtime">``) naming the snapshot of this build."""
+def with_snapshot(runtime_json: str, name: str | None, stdlib: str | None = None) -> str:
+    """A page's runtime options (``<meta name="atlas-runtime">``) naming the snapshot of this build and the
+    version of its standard library. The stdlib keeps Pyodide's file name but changes with the core's imports, so
+    the page asks for ``python_stdlib.zip?v=<hash>``: a service worker of an older build never answers that with
+    its own copy (sw.js serves only the hash in its manifest)."""
     options = json.loads(runtime_json)
-    if name:
-        options["snapshot"] = name
-    else:
-        options.pop("snapshot", None)
+    for key, value in (("snapshot", name), ("stdlib", stdlib)):
+        if value:
+            options[key] = value
+        else:
+            options.pop(key, None)
     return config_json(options)
 
 
 def on_page_context(context, page, config, **kwargs):
     # The macros (calculator_macros, kernel_demo_macros) declared the page's runtime; name the snapshot.
     if page.meta.get("atlas_runtime"):
-        page.meta["atlas_runtime"] = with_snapshot(page.meta["atlas_runtime"], _SNAPSHOT[0] if _SNAPSHOT else None)
+        page.meta["atlas_runtime"] = with_snapshot(page.meta["atlas_runtime"], _SNAPSHOT[0] if _SNAPSHOT else None,
+                                                   _STDLIB[0] if _STDLIB else None)
     return context
 
 

@@ -145,6 +145,9 @@ def test_runtime_declaration_points_at_existing_files(built_site):
             assert options["warm"] == warm
             snapshot = built_site / webbundle.PYODIDE_DIR / options["snapshot"]  # this build's, named by its hash
             assert options["snapshot"] == f"atlas-snapshot-{webbundle.version_of(snapshot.read_bytes())}.bin"
+            # the trimmed standard library by the hash the service worker's manifest keeps it under
+            stdlib = (built_site / webbundle.PYODIDE_DIR / webbundle.STDLIB_NAME).read_bytes()
+            assert options["stdlib"] == webbundle.version_of(stdlib)
             srcs = re.findall(r'<script[^>]* src="([^"]+(?:calculator\.mjs|pyodide-start\.js))"', html)
             assert {s.rsplit("/", 1)[1] for s in srcs} == {"calculator.mjs", "pyodide-start.js"}
             assert all((html_file.parent / s).resolve().is_file() for s in srcs)
@@ -217,6 +220,8 @@ def test_a_page_names_the_snapshot_only_when_the_build_made_one():
     assert named == {"bundle": "b", "data": {}, "warm": ["kernels.systolic"],
                      "snapshot": "atlas-snapshot-0123456789ab.bin"}
     assert json.loads(runtime_hooks.with_snapshot(json.dumps(named), None)) == json.loads(declared)
+    versioned = json.loads(runtime_hooks.with_snapshot(declared, None, "5d1b2c3a4e5f"))
+    assert versioned == {**json.loads(declared), "stdlib": "5d1b2c3a4e5f"}  # python_stdlib.zip?v=<hash>
 
 
 def test_the_snapshot_is_never_committed():

@@ -19,7 +19,8 @@
     return version ? url + "?v=" + encodeURIComponent(version) : url;
   }
 
-  // options: {bundle: version, data: {name: version}, warm: [entry points], snapshot: file name (optional)}
+  // options: {bundle: version, data: {name: version}, warm: [entry points], snapshot: file name (optional),
+  //           stdlib: version of the trimmed python_stdlib.zip (optional)}
   function start(options) {
     if (globalThis.atlasPython) return globalThis.atlasPython;
     var handle = { worker: null, messages: [], failed: null, started: performance.now() };
@@ -54,6 +55,8 @@
       bundleURL: withVersion(new URL("../python/atlas-python.zip", here).href, options.bundle),
       // The memory snapshot of this build (its content hash in its name), when the build made one.
       snapshotURL: options.snapshot ? new URL("../vendor/pyodide/" + options.snapshot, here).href : null,
+      // The standard library of this build, by its content hash: never an older build's copy.
+      stdlibURL: options.stdlib ? withVersion(new URL("../vendor/pyodide/python_stdlib.zip", here).href, options.stdlib) : null,
       data: data,
       warm: options.warm || [],
     });

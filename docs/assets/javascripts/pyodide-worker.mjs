@@ -8,10 +8,12 @@
 // their source folders, and data files the build exports.
 //
 // Messages in:
-//   {type: "boot", pyodideURL, bundleURL, snapshotURL, data: {name: url}, warm: [entry names]}
+//   {type: "boot", pyodideURL, bundleURL, snapshotURL, stdlibURL, data: {name: url}, warm: [entry names]}
 //     snapshotURL (or null): a memory snapshot the build made (macros/make_snapshot.mjs) of Pyodide with
 //     the bundle imported and warmed; restoring it replaces CPython's start. Without it, or when it
 //     fails in any way, the worker starts Pyodide as usual.
+//     stdlibURL (or null): this build's trimmed python_stdlib.zip with ?v=<content hash> (loadPyodide's
+//     stdLibURL), so a service worker of an older build cannot hand over its own copy.
 //   {type: "call", id, name, payload}      name: an entry point in pyweb.ENTRY_POINTS
 // Messages out:
 //   {type: "ready", timings: {pyodide_ms, total_ms, snapshot: true | false}}
@@ -86,7 +88,7 @@ function setUp(pyodide, zip, texts, warm) {
   return module;
 }
 
-async function boot({ pyodideURL, bundleURL, snapshotURL = null, data = {}, warm = [] }) {
+async function boot({ pyodideURL, bundleURL, snapshotURL = null, stdlibURL = null, data = {}, warm = [] }) {
   const t0 = performance.now();
   if (typeof WebAssembly !== "object") {
     postMessage({ type: "failed", reason: "no-wasm", detail: "WebAssembly is not available" });
@@ -115,7 +117,9 @@ async function boot({ pyodideURL, bundleURL, snapshotURL = null, data = {}, warm
     const last = !fromSnapshot;
     let pyodide;
     try {
-      const options = fromSnapshot ? { indexURL: pyodideURL, _loadSnapshot: await snapshot } : { indexURL: pyodideURL };
+      const options = { indexURL: pyodideURL };
+      if (stdlibURL) options.stdLibURL = stdlibURL;  // python_stdlib.zip?v=<hash>: this build's, never a stale copy
+      if (fromSnapshot) options._loadSnapshot = await snapshot;
       pyodide = await startPyodide(loadPyodide, options);
     } catch (err) {
       if (last) {
