@@ -37,6 +37,8 @@ def roof(device: dict, precision: str):
     A figure the estimators scale from another matrix precision (``Peak.scaled_from``) is not shown: the
     explorer draws what the device states, and a TPU's MXU has no TF32 mode to scale to.
     """
+    if not usable(device):  # no memory bandwidth (e.g. memory.type "none"): no roof to draw
+        return None
     found = dev.peak(device, precision)
     if found is None or found.fell_back or found.scaled_from:
         return None
