@@ -167,3 +167,19 @@ def test_the_command_line_takes_the_task_type():
                           "--draft-model", "llama-3.2-1b", "--task-type", "translation"],
                          capture_output=True, text=True, check=True).stdout
     assert "Spec-Bench" in out and "42.5\u00a0%" in out
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_the_rates_the_help_text_and_the_speed_page_quote_are_the_derived_ones(lang):
+    """The help text and the speed page type the derived rates; they must be what task_acceptance gives."""
+    import re
+
+    from conftest import REPO_ROOT
+
+    help_text = l10n.t(lang, "help.task_type")
+    quoted = [int(p) for p in re.findall(r"(\d+)\u00a0%", help_text)]
+    derived = [round(100 * speculative.task_acceptance(t)) for t in ("chat", "translation", "summarisation", "qa",
+                                                                      "maths", "rag")]
+    assert quoted == derived == [63, 43, 62, 58, 57, 60]
+    page = (REPO_ROOT / "docs" / "calculators" / ("speed.md" if lang == "en" else "speed.de.md")).read_text("utf-8")
+    assert f"{min(derived)}{{NB}}%" in page and f"{max(derived)}{{NB}}%" in page
