@@ -1,73 +1,102 @@
 """Each calculator option is declared once: in ``atlas.core.calculators.inputs.PARAMETERS`` (issue 38, item 3).
 
-The option classes (``MemoryOptions``, ``SpeedOptions``) take every default from the table, so a default is
-written in one place; the table alone decides what the command line, the form and the URL accept.
+The options an estimator reads (``inputs.Options``) are small typed objects, one per section of the table
+(model, quantisation, placement, run, training, serving, cost), made from the table: a parameter's entry gives its
+name, type, default and section, and nothing else declares it. The table alone decides what the command line, the
+form and the URL accept.
 """
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import inspect
-import textwrap
+import typing
 
 import pytest
 
-from atlas.core.calculators import inputs, memory, speed
-from atlas.core.calculators.inputs import BY_NAME, default_of
-from atlas.core.calculators.memory import MemoryOptions
-from atlas.core.calculators.speed import SpeedOptions
+from atlas.core.calculators import api, fit, inputs, memory, planner, speed
+from atlas.core.calculators.inputs import BY_NAME, PARAMETERS, SECTIONS, Options, default_of, section_class
 from calculators_support import catalog
 
-OPTION_CLASSES = (MemoryOptions, SpeedOptions)
+TYPES = {"choice": str, "model": str, "device": str, "int": int, "float": float, "bool": bool}
 
 
-def _fields(cls) -> list[dataclasses.Field]:
-    return [f for f in dataclasses.fields(cls) if f.name in BY_NAME]
+def test_every_parameter_has_one_section_and_every_section_parameters():
+    assert {p.section for p in PARAMETERS} == set(SECTIONS)
+    assert [f.name for f in dataclasses.fields(Options)] == list(SECTIONS)
+    for section in SECTIONS:
+        names = [f.name for f in dataclasses.fields(section_class(section))]
+        assert names == [p.name for p in PARAMETERS if p.section == section], section
 
 
-@pytest.mark.parametrize("cls", OPTION_CLASSES, ids=lambda c: c.__name__)
-def test_every_field_is_a_parameter_of_the_table(cls):
-    assert [f.name for f in dataclasses.fields(cls) if f.name not in BY_NAME and f.name != "more"] == []
+@pytest.mark.parametrize("section", SECTIONS)
+def test_every_field_has_the_tables_type_and_default(section):
+    for f in dataclasses.fields(section_class(section)):
+        param = BY_NAME[f.name]
+        assert f.default == param.value_default == default_of(f.name), f.name
+        allowed = set(typing.get_args(f.type)) or {f.type}
+        assert TYPES[param.kind] in allowed, (f.name, f.type)
+        assert (type(None) in allowed) == (param.value_default is None), f.name
 
 
-@pytest.mark.parametrize("cls", OPTION_CLASSES, ids=lambda c: c.__name__)
-def test_every_default_is_the_tables(cls):
-    for f in _fields(cls):
-        assert f.default == BY_NAME[f.name].value_default, f.name
-        assert f.default == default_of(f.name)
+def test_sections_are_frozen_and_a_typo_is_no_option():
+    opts = Options.of(context=8192)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.run.context = 1  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        _ = opts.run.contxt
+    with pytest.raises(TypeError, match="contxt"):
+        Options.of(contxt=8192)
+    with pytest.raises(TypeError, match="contxt"):
+        opts.replace(contxt=8192)
 
 
 def test_defaults_a_reader_relies_on():
     """The values the pages and the guides state: 4096 tokens, one sequence, FP16 KV cache, BF16 weights."""
-    for cls in OPTION_CLASSES:
-        opts = cls()
-        assert (opts.context, opts.batch, opts.kv_cache, opts.weights, opts.num_devices) == (4096, 1, "fp16", "bf16", 1)
-    assert MemoryOptions().mode == "inference" and MemoryOptions().optimizer == "adamw"
-    assert SpeedOptions().workload == "decode" and SpeedOptions().amortisation_years == 3.0
-    assert SpeedOptions().tokens == 1e9 and SpeedOptions().speculative == "none"
+    opts = Options()
+    assert (opts.run.context, opts.run.batch, opts.quantisation.kv_cache, opts.quantisation.weights,
+            opts.placement.num_devices) == (4096, 1, "fp16", "bf16", 1)
+    assert opts.training.mode == "inference" and opts.training.optimizer == "adamw" and not opts.trains
+    assert opts.run.workload == "decode" and opts.cost.amortisation_years == 3.0
+    assert opts.run.tokens == 1e9 and opts.serving.speculative == "none"
 
 
-@pytest.mark.parametrize(("module", "cls"), [(memory, MemoryOptions), (speed, SpeedOptions)],
-                         ids=["MemoryOptions", "SpeedOptions"])
-def test_the_table_is_the_only_place_a_default_is_written(module, cls):
-    """Each field of an option class reads ``default_of("<its own name>")``: no literal, no other constant."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0].body
-    declared = [node for node in body if isinstance(node, ast.AnnAssign)]
-    assert [n.target.id for n in declared] == [f.name for f in _fields(cls)]
-    for node in declared:
-        value = node.value
-        assert isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "default_of", \
-            f"{cls.__name__}.{node.target.id} declares its default itself: {ast.unparse(value) if value else None}"
-        assert [ast.literal_eval(a) for a in value.args] == [node.target.id]
+def test_flat_names_go_to_their_sections_and_replace_keeps_the_rest():
+    opts = Options.of(weights="q4_k_m", context=8192, num_devices=2, tp=2, price_per_hour=1.5, mode="lora")
+    assert (opts.quantisation.weights, opts.run.context, opts.placement.num_devices, opts.cost.price_per_hour) == \
+        ("q4_k_m", 8192, 2, 1.5)
+    assert opts.trains and opts.data_parallel == 1
+    changed = opts.replace(context=1024, kv_cache="q8_0")
+    assert (changed.run.context, changed.quantisation.kv_cache, changed.quantisation.weights) == (1024, "q8_0", "q4_k_m")
+    assert changed.placement is opts.placement and changed.cost is opts.cost  # untouched sections are shared
+    assert opts.run.context == 8192  # the original is unchanged
+    assert changed.flat()["context"] == 1024 and set(changed.flat()) == set(BY_NAME)
+
+
+@pytest.mark.parametrize("command", ["vram", "speed", "fit"])
+def test_every_parameter_of_a_command_reaches_its_section(command):
+    """A request's parsed values end up in the options under the same name, in the section the table names."""
+    values = inputs.parse(command, {"model": "llama-3.1-8b", "device": "rtx-4090", "context": "8192"}, catalog())
+    opts = api.options({**values, "weights_automatic": True})  # a key that is no parameter stays out
+    for name, value in values.items():
+        assert getattr(getattr(opts, BY_NAME[name].section), name) == value, name
+
+
+@pytest.mark.parametrize("module", [memory, speed, fit, planner, api], ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_estimators_read_options_only_through_sections(module):
+    """No estimator declares an option class of its own or reads a flat ``opts.<parameter>``."""
+    source = inspect.getsource(module)
+    assert "class MemoryOptions" not in source and "class SpeedOptions" not in source
+    flat = [name for name in BY_NAME if f"opts.{name}" in source.replace(f"opts.{BY_NAME[name].section}.", "")]
+    # a section that shares its name with a parameter of another section ("model") is no flat read
+    assert [n for n in flat if n not in SECTIONS] == []
 
 
 def test_the_context_default_is_written_once_in_the_calculators():
     """The literal 4096 as a default lives in the parameter table only (issue 38: it was in three places)."""
-    for module in (memory, speed):
+    for module in (memory, speed, inputs):
         source = inspect.getsource(module)
-        assert "context: int = 4096" not in source
+        assert "context: int = 4096" not in source and "context=4096" not in source
     assert BY_NAME["context"].default == 4096
     assert inspect.getsource(inputs).count('Param("context", "int", ALL, "context length in tokens", 4096,') == 1
 
@@ -84,7 +113,7 @@ def test_absent_weights_and_devices_take_the_tables_fallback():
 # --- a parameter added by its table entry, its labels and the estimator that reads it -------------------------------
 
 NEW = inputs.Param("reserve_gib", "float", inputs.VRAM, "memory per device kept free for other programs in GiB",
-                   0.0, 0, 1024, group="hardware")
+                   0.0, 0, 1024, group="hardware", section="placement")
 LABELS = {
     "en": {"param.reserve_gib": "Memory kept free",
            "help.reserve_gib": "GiB per device that other programs keep; the model must fit beside them."},
@@ -108,8 +137,8 @@ def new_parameter(monkeypatch):
 
     def estimate_with_reserve(model, opts, device_list):  # the estimator: the reserve counts as needed memory
         result, notes = estimate(model, opts, device_list)
-        result["per_device_gib"] += opts.reserve_gib
-        result["reserve_gib"] = opts.reserve_gib
+        result["per_device_gib"] += opts.placement.reserve_gib
+        result["reserve_gib"] = opts.placement.reserve_gib
         return result, notes
 
     monkeypatch.setattr(api, "estimate_memory", estimate_with_reserve)
@@ -186,12 +215,12 @@ def test_a_table_only_parameter_has_a_field_in_the_form(new_parameter, lang):
 
 
 def test_a_table_only_parameter_is_an_attribute_of_the_options(new_parameter):
-    from atlas.core.calculators.api import options
-
-    opts = options(MemoryOptions, {"context": 8192, "reserve_gib": 2.0, "weights_automatic": True})
-    assert (opts.context, opts.reserve_gib) == (8192, 2.0)
-    assert MemoryOptions().reserve_gib == 0.0  # not given: the table's default
-    assert dataclasses.replace(opts, batch=4).reserve_gib == 2.0
-    assert MemoryOptions(**{**opts.__dict__, "context": 1024}).reserve_gib == 2.0
+    opts = api.options({"context": 8192, "reserve_gib": 2.0, "weights_automatic": True})
+    assert (opts.run.context, opts.placement.reserve_gib) == (8192, 2.0)
+    assert Options().placement.reserve_gib == 0.0  # not given: the table's default
+    assert opts.replace(batch=4).placement.reserve_gib == 2.0
+    assert opts.replace(reserve_gib=1.0).placement.reserve_gib == 1.0
+    field = {f.name: f for f in dataclasses.fields(opts.placement)}["reserve_gib"]
+    assert field.type is float and field.default == 0.0  # typed and defaulted by its table entry alone
     with pytest.raises(AttributeError):
-        _ = opts.reserve_gbi  # a typo is no option
+        _ = opts.placement.reserve_gbi  # a typo is no option

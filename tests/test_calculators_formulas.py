@@ -5,7 +5,8 @@ import math
 import pytest
 
 from atlas.core.calculators import assumptions, devices
-from atlas.core.calculators.memory import MemoryOptions, bits_per_weight, fits, weight_bytes
+from atlas.core.calculators.inputs import Options
+from atlas.core.calculators.memory import bits_per_weight, fits, weight_bytes
 from atlas.core.calculators.models import ModelSpec
 from calculators_support import GIB, catalog, ok
 
@@ -143,7 +144,7 @@ def test_fits_rounds_up_and_an_exactly_full_device_is_enough():
     sram = dict(catalog().devices["groq-lpu"])
     half = {**sram, "memory": {**sram["memory"], "capacity_gib": replica_gib / 2}}
     short = {**sram, "memory": {**sram["memory"], "capacity_gib": replica_gib / 2 - 1 / GIB}}
-    counts = {f["device"]: f["count"] for f in fits(spec("llama-3.1-70b"), MemoryOptions(weights="int8"),
+    counts = {f["device"]: f["count"] for f in fits(spec("llama-3.1-70b"), Options.of(weights="int8"),
                                                     {"half": half, "short": short})}
     assert counts == {"half": 2, "short": 3}
     # The Groq LPU's 230 MB (0.215 GiB) of SRAM: 69.1 GiB of weights, KV cache and workspace need 322 chips.

@@ -10,8 +10,8 @@ import pytest
 from atlas import cli
 from atlas.core.calculators import defaults as d
 from atlas.core.calculators import devices as dev
+from atlas.core.calculators.inputs import Options
 from atlas.core.calculators.memory import (
-    MemoryOptions,
     _per_device_need,
     estimate_memory,
     fits,
@@ -251,12 +251,12 @@ def test_unified_memory_counts_the_gpu_share():
     model = spec("llama-3.1-8b")  # bf16 at 4096 tokens needs about 16.5 GiB: fits 24 GiB, not 75 % of 16 GiB
     small = unified(0.75)
     small["memory"]["capacity_gib"] = 16
-    [entry] = fits(model, MemoryOptions(), {"u": small})
+    [entry] = fits(model, Options(), {"u": small})
     assert entry["usable_gib"] == 12 and entry["gpu_share"] == 0.75 and entry["count"] == 2
     small["memory"]["configurations"] = [{"capacity_gib": 16}, {"capacity_gib": 24}, {"capacity_gib": 32}]
-    [entry] = fits(model, MemoryOptions(), {"u": small})
+    [entry] = fits(model, Options(), {"u": small})
     assert entry["smallest_configuration_gib"] == 24  # 75 % of 24 GiB holds the 16.5 GiB
-    result, notes = estimate_memory(model, MemoryOptions(), {"u": small, "h100-sxm": catalog().devices["h100-sxm"]})
+    result, notes = estimate_memory(model, Options(), {"u": small, "h100-sxm": catalog().devices["h100-sxm"]})
     [note] = [n for n in notes if n.key == "note.gpu_share"]
     assert note.params["devices"] == ["RTX 4090"]
     assert "only its default share" in note.render("en")["message"]
@@ -282,28 +282,28 @@ def test_tensor_parallel_degree_must_split_the_heads():
 
 def test_max_context_is_the_largest_that_fits():
     device = catalog().devices["rtx-4090"]
-    model, opts = spec("llama-3.1-8b"), MemoryOptions(weights="bf16")
+    model, opts = spec("llama-3.1-8b"), Options.of(weights="bf16")
     r = max_context(model, opts, "rtx-4090", device)
     c = r["context"]
     # 24 GiB minus 15 GiB of bf16 weights and 1 GiB overhead, 128 KiB of KV cache per token: about 60k tokens.
     assert r["limited_by"] == "memory" and 55_000 < c < 66_000
-    need = lambda n: _per_device_need(model, MemoryOptions(weights="bf16", context=n), device, 1)  # noqa: E731
+    need = lambda n: _per_device_need(model, Options.of(weights="bf16", context=n), device, 1)  # noqa: E731
     assert need(c) <= 24 * GIB < need(c + 1)
     json.dumps(r, allow_nan=False)
-    tiny = max_context(spec("llama-3.2-1b"), MemoryOptions(weights="q4_k_m"), "h200-sxm", catalog().devices["h200-sxm"])
+    tiny = max_context(spec("llama-3.2-1b"), Options.of(weights="q4_k_m"), "h200-sxm", catalog().devices["h200-sxm"])
     assert tiny["context"] == 131072 and tiny["limited_by"] == "model"
-    none = max_context(spec("llama-3.1-405b"), MemoryOptions(), "rtx-4090", device)
+    none = max_context(spec("llama-3.1-405b"), Options(), "rtx-4090", device)
     assert none["context"] is None
 
 
 def test_max_batch_beside_the_weights():
     device = catalog().devices["h100-sxm"]
-    model, opts = spec("llama-3.1-8b"), MemoryOptions(weights="bf16", context=8192)
+    model, opts = spec("llama-3.1-8b"), Options.of(weights="bf16", context=8192)
     r = max_batch(model, opts, "h100-sxm", device)
     b = r["batch"]
     # 80 GiB minus 15 GiB of weights and 1 GiB overhead, 1 GiB of KV cache per 8K sequence: about 60 sequences.
     assert 55 <= b <= 64
-    need = lambda n: _per_device_need(model, MemoryOptions(weights="bf16", context=8192, batch=n), device, 1)  # noqa: E731
+    need = lambda n: _per_device_need(model, Options.of(weights="bf16", context=8192, batch=n), device, 1)  # noqa: E731
     assert need(b) <= 80 * GIB < need(b + 1)
     assert r["kv_cache_per_sequence_gib"] == pytest.approx(1.0)
     two = max_batch(model, opts, "h100-sxm", device, num_devices=2)
@@ -312,14 +312,14 @@ def test_max_batch_beside_the_weights():
 
 def test_formats_and_presets_that_fit():
     device = catalog().devices["rtx-4090"]
-    r = formats_that_fit(spec("llama-3.1-70b"), MemoryOptions(context=8192), "rtx-4090", device)
+    r = formats_that_fit(spec("llama-3.1-70b"), Options.of(context=8192), "rtx-4090", device)
     by = {f["weights"]: f for f in r["formats"]}
     assert set(by) == set(d.WEIGHT_FORMATS)
     assert not by["q4_k_m"]["fits"] and by["iq2_xxs"]["fits"]
     assert [f["weights_gib"] for f in r["formats"]] == sorted((f["weights_gib"] for f in r["formats"]), reverse=True)
-    two = formats_that_fit(spec("llama-3.1-70b"), MemoryOptions(context=8192), "rtx-4090", device, num_devices=2)
+    two = formats_that_fit(spec("llama-3.1-70b"), Options.of(context=8192), "rtx-4090", device, num_devices=2)
     assert {f["weights"]: f["fits"] for f in two["formats"]}["q4_k_m"]  # the two-RTX-4090 answer
-    p = presets_that_fit(catalog().models, MemoryOptions(weights="bf16"), "rtx-4090", device)
+    p = presets_that_fit(catalog().models, Options.of(weights="bf16"), "rtx-4090", device)
     fitting = {row["model"] for row in p["presets"] if row["fits"]}
     assert {"llama-3.1-8b", "llama-3.2-1b"} <= fitting and "llama-3.1-70b" not in fitting
     assert {row["model"]: row["best_format"] for row in p["presets"]}["llama-3.1-405b"] is None

@@ -182,4 +182,4 @@ def test_the_rates_the_help_text_and_the_speed_page_quote_are_the_derived_ones(l
                                                                       "maths", "rag")]
     assert quoted == derived == [63, 43, 62, 58, 57, 60]
     page = (REPO_ROOT / "docs" / "calculators" / ("speed.md" if lang == "en" else "speed.de.md")).read_text("utf-8")
-    assert f"{min(derived)}{{NB}}%" in page and f"{max(derived)}{{NB}}%" in page
+    assert f"{min(derived)}\u00a0%" in page and f"{max(derived)}\u00a0%" in page

@@ -12,16 +12,14 @@ message in the request's language. Any unexpected exception becomes one
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from atlas.core import l10n
 from atlas.core.calculators import devices as dev
 from atlas.core.calculators import fit, kv_quality, measured, planner, speculative
 from atlas.core.calculators.catalog import Catalog, CatalogError
-from atlas.core.calculators.inputs import BY_NAME, CUSTOM, default_of, parse
+from atlas.core.calculators.inputs import BY_NAME, CUSTOM, Options, default_of, parse
 from atlas.core.calculators.memory import (
-    MemoryOptions,
     custom_device,
     estimate_memory,
     formats_that_fit,
@@ -33,22 +31,16 @@ from atlas.core.calculators.memory import (
 )
 from atlas.core.calculators.messages import Message, ValidationError, error
 from atlas.core.calculators.models import ModelSpec
-from atlas.core.calculators.speed import SpeedOptions, engine_for, estimate_speed
+from atlas.core.calculators.speed import engine_for, estimate_speed
 
 COMMANDS = ("vram", "speed", "fit")
 
 
-def options(cls, values: dict, **overrides):
-    """An options object (``MemoryOptions``, ``SpeedOptions``) from the parsed parameters.
-
-    A parameter the class declares becomes that field; every other parameter of ``atlas.core.calculators.inputs.PARAMETERS``
-    in ``values`` goes into ``more``, where the estimator reads it as ``opts.<name>`` all the same. So a parameter
-    reaches an estimator by being in the table; fields no parameter sets keep their (the table's) defaults.
-    """
-    declared = {f.name for f in dataclasses.fields(cls)}
-    given = {name: value for name, value in values.items() if name in declared}
-    more = tuple((name, value) for name, value in values.items() if name in BY_NAME and name not in declared)
-    return cls(**{"more": more, **given, **overrides})
+def options(values: dict, **overrides) -> Options:
+    """The options an estimator reads, from the parsed parameters (``inputs.parse``) and ``overrides``: each
+    parameter of the table in its section (``opts.quantisation.weights``); keys that are no parameter (such as
+    ``weights_automatic``) stay out, parameters not given keep the table's defaults."""
+    return Options.of(**{**{name: value for name, value in values.items() if name in BY_NAME}, **overrides})
 
 
 def resolve_model(values: dict, catalog: Catalog) -> ModelSpec | None:
@@ -101,8 +93,8 @@ def readers_device(values: dict, device: dict, notes: list) -> dict:
 def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
     model = resolve_model(values, catalog)
     published = published_weights(values, model) if values.get("mode") == "inference" else None
-    opts = options(MemoryOptions, values, **({"weights": published} if published else {}))
-    problems = tp_errors(model, opts.tp)
+    opts = options(values, **({"weights": published} if published else {}))
+    problems = tp_errors(model, opts.placement.tp)
     if problems:
         raise ValidationError(problems)
     result, notes = estimate_memory(model, opts, catalog.devices)
@@ -122,19 +114,19 @@ def run_vram(values: dict, catalog: Catalog, lang: str) -> dict:
         if tip and device_id:
             tip["tokens_per_s"] = moe_speed(model, opts, device_id, device, catalog)
         if result["verdict"]["ram_ignored"]:
-            notes.append(Message("note.ram_ignored", {"mode": opts.mode}))
+            notes.append(Message("note.ram_ignored", {"mode": opts.training.mode}))
     result["notes"] = [n.render(lang) for n in notes]
-    result["kv_quality"] = kv_quality.answer(model, opts.kv_cache, opts.context, opts.batch,
-                                             kv_quality.rows_of(catalog)) if not opts.training else None
+    result["kv_quality"] = kv_quality.answer(model, opts.quantisation.kv_cache, opts.run.context, opts.run.batch,
+                                             kv_quality.rows_of(catalog)) if not opts.trains else None
     return result
 
 
-def moe_speed(model: ModelSpec, opts: MemoryOptions, device_id: str, device: dict, catalog: Catalog) -> float | None:
+def moe_speed(model: ModelSpec, opts: Options, device_id: str, device: dict, catalog: Catalog) -> float | None:
     """Decode tokens/s of one sequence with the experts the memory verdict suggests in system RAM (llama.cpp,
     the speed calculator's defaults for the host bandwidth), or None when the speed model cannot say."""
-    speed_opts = SpeedOptions(workload="decode", weights=opts.weights, kv_cache=opts.kv_cache, context=opts.context,
-                              batch=opts.batch, group_size=opts.group_size, double_quant=opts.double_quant,
-                              bpw=opts.bpw, num_devices=opts.num_devices, engine="llama.cpp", moe_offload="fit")
+    speed_opts = Options(quantisation=opts.quantisation).replace(
+        workload="decode", context=opts.run.context, batch=opts.run.batch, num_devices=opts.placement.num_devices,
+        engine="llama.cpp", moe_offload="fit")
     try:
         result, _, _ = estimate_speed(model, speed_opts, device_id, device, prices=catalog.prices)
     except ValidationError:
@@ -150,10 +142,10 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
     dev.require_own_memory(catalog.devices[device_id])  # an accelerator without memory holds no model at all
     device = readers_device(values, catalog.devices[device_id], notes)
     n = values["num_devices"]
-    opts = options(MemoryOptions, values, weights=values["weights"] or default_of("weights"), num_devices=n)
+    opts = options(values, weights=values["weights"] or default_of("weights"), num_devices=n)
     model = resolve_model(values, catalog)
     result = {"device": device_id, "name": dev.name(device), "num_devices": n,
-              "weights": values["weights"], "kv_cache": opts.kv_cache, "context": opts.context, "batch": opts.batch,
+              "weights": values["weights"], "kv_cache": opts.quantisation.kv_cache, "context": opts.run.context, "batch": opts.run.batch,
               "model": model.id if model else None, "model_name": model.name if model else None,
               "formats": None, "max_context": None, "max_batch": None, "presets": None}
     if model is None:
@@ -166,26 +158,26 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
         result.update({k: formats[k] for k in ("capacity_gib", "usable_gib", "gpu_share")})
         if values["weights"] is None:  # the format with the most bits that fits, else the default (bf16)
             fitting = [f["weights"] for f in formats["formats"] if f["fits"]]
-            opts = MemoryOptions(**{**opts.__dict__, "weights": fitting[0] if fitting else default_of("weights")})
-            result["weights"] = opts.weights
+            opts = opts.replace(weights=fitting[0] if fitting else default_of("weights"))
+            result["weights"] = opts.quantisation.weights
         result["max_context"] = max_context(model, opts, device_id, device, n)
         result["max_batch"] = max_batch(model, opts, device_id, device, n)
-        if model.max_context and opts.context > model.max_context:
-            notes.append(Message("note.context_exceeds", {"context": opts.context, "max_context": model.max_context}))
+        if model.max_context and opts.run.context > model.max_context:
+            notes.append(Message("note.context_exceeds", {"context": opts.run.context, "max_context": model.max_context}))
     if result["gpu_share"]:
         notes.append(Message("note.gpu_share", {"devices": [dev.name(device)]}))
-    notes.append(Message("note.overhead", {"gib": opts.overhead_gib}))
+    notes.append(Message("note.overhead", {"gib": opts.placement.overhead_gib}))
     notes.append(Message("note.fits_rule", {}))
     result["notes"] = [m.render(lang) for m in notes]
     return result
 
 
-def resolve_draft(values: dict, model: ModelSpec | None, opts: SpeedOptions, device: dict,
+def resolve_draft(values: dict, model: ModelSpec | None, opts: Options, device: dict,
                   catalog: Catalog) -> ModelSpec | None:
     """The draft model of speculative decoding, after checking that the engine, the model and the draft allow the
     method the reader chose (localized field errors otherwise); None without a draft model."""
-    method = opts.speculative
-    if method == "none" or model is None or opts.workload != "decode":
+    method = opts.serving.speculative
+    if method == "none" or model is None or opts.run.workload != "decode":
         return None
     problems = []
     engine = engine_for(device, opts)
@@ -225,12 +217,12 @@ def speculation_note(entry: dict, lang: str = "en") -> Message:
 def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     model = resolve_model(values, catalog) if values["workload"] != "kernel" else None
     published = published_weights(values, model) if values["workload"] in ("decode", "prefill") else None
-    opts = options(SpeedOptions, values, **({"weights": published} if published else {}))
+    opts = options(values, **({"weights": published} if published else {}))
     baseline_id = values["baseline"]
     readers = []
     device = readers_device(values, catalog.devices[values["device"]], readers)
     draft = resolve_draft(values, model, opts, device, catalog)
-    if opts.speculative != "none" and opts.workload != "decode":
+    if opts.serving.speculative != "none" and opts.run.workload != "decode":
         readers.append(Message("note.speculative_decode_only", {}))
     result, notes, why = estimate_speed(
         model,
@@ -252,15 +244,15 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     result["reason"] = why.render(lang) if why else None
     result["notes"] = [n.render(lang) for n in notes]
     result["measured"] = measured_beside(result, values, model, catalog)
-    result["kv_quality"] = kv_quality.answer(model, opts.kv_cache, opts.context, opts.batch,
+    result["kv_quality"] = kv_quality.answer(model, opts.quantisation.kv_cache, opts.run.context, opts.run.batch,
                                              kv_quality.rows_of(catalog)) \
-        if model is not None and opts.workload in ("decode", "prefill") else None
+        if model is not None and opts.run.workload in ("decode", "prefill") else None
     result["plan"] = None
-    if opts.target_tokens_per_s is not None and model is not None and opts.workload == "decode" \
+    if opts.serving.target_tokens_per_s is not None and model is not None and opts.run.workload == "decode" \
             and not opts.roofline_only:
-        result["plan"] = planner.plan(model, opts, values["device"], device, opts.target_tokens_per_s,
+        result["plan"] = planner.plan(model, opts, values["device"], device, opts.serving.target_tokens_per_s,
                                       catalog.prices.get(dev.plain_id(values["device"])), draft)
-    elif opts.target_tokens_per_s is not None:
+    elif opts.serving.target_tokens_per_s is not None:
         result["notes"].append(Message("note.plan_decode_only", {}).render(lang))
     return result
 

@@ -27,9 +27,9 @@ from typing import NotRequired, TypedDict
 
 from atlas.core.calculators import defaults as d
 from atlas.core.calculators import devices as dev
+from atlas.core.calculators.inputs import Options
 from atlas.core.calculators.memory import (
     MAX_CONTEXT_SEARCH,
-    MemoryOptions,
     _largest,
     _per_device,
     _replica,
@@ -111,8 +111,8 @@ class Verdict(TypedDict):
     runs_instead: NotRequired[dict | None]  # speed calculator: the nearest configuration that runs, with its speed
 
 
-def need_bytes(model: ModelSpec, opts: MemoryOptions, device: dict, gpu_layers: int | None = None) -> float:
-    """Bytes one of ``opts.num_devices`` devices holds for this configuration, with ``gpu_layers`` of the model's
+def need_bytes(model: ModelSpec, opts: Options, device: dict, gpu_layers: int | None = None) -> float:
+    """Bytes one of ``opts.placement.num_devices`` devices holds for this configuration, with ``gpu_layers`` of the model's
     layers (None: all) keeping their weights and KV cache on it; no runtime overhead on an SRAM-only device."""
     per = _per_device(model, opts, [])
     return _need(model, per, device, gpu_layers)
@@ -125,8 +125,8 @@ def _need(model: ModelSpec, per: dict, device: dict, gpu_layers: int | None) -> 
             + overhead)
 
 
-def _with(opts: MemoryOptions, **changes) -> MemoryOptions:
-    return MemoryOptions(**{**opts.__dict__, **changes})
+def _with(opts: Options, **changes) -> Options:
+    return opts.replace(**changes)
 
 
 def _with_ram(offload: dict | None, ram_gib: float | None) -> dict | None:
@@ -135,11 +135,11 @@ def _with_ram(offload: dict | None, ram_gib: float | None) -> dict | None:
     return offload
 
 
-def verdict(model: ModelSpec, opts: MemoryOptions, device: dict, *, device_id: str | None = None,
+def verdict(model: ModelSpec, opts: Options, device: dict, *, device_id: str | None = None,
             gpu_layers: int | None = None, extra_bytes: float = 0.0, engine: str | None = None,
             ram_gib: float | None = None, device_list: dict | None = None, fit_list: list[dict] | None = None,
             suggest_when_fits: bool = True) -> Verdict:
-    """Does this configuration run on ``opts.num_devices`` of ``device``, and if not, what would.
+    """Does this configuration run on ``opts.placement.num_devices`` of ``device``, and if not, what would.
 
     ``extra_bytes``: memory per device beside the model (the drafter of speculative decoding). ``engine``: the
     inference engine when one is chosen (the speed calculator); layers on the GPU are suggested for llama.cpp, and
@@ -149,7 +149,7 @@ def verdict(model: ModelSpec, opts: MemoryOptions, device: dict, *, device_id: s
     formats with more bits when it fits (the VRAM calculator); else suggestions only when it does not fit.
     """
     dev.require_own_memory(device)
-    n = opts.num_devices
+    n = opts.placement.num_devices
     sram = dev.is_sram_only(device)
     unified = dev.unified(device)
     usable = dev.usable_bytes(device)
@@ -157,8 +157,8 @@ def verdict(model: ModelSpec, opts: MemoryOptions, device: dict, *, device_id: s
     need = _need(model, per, device, gpu_layers)
     # Mixture of experts, experts in system RAM (the reader's option; never on unified memory, where system
     # memory is the same memory, nor on SRAM-only devices): the device holds the rest.
-    discrete = not opts.training and not unified and not sram
-    moe = expert_offload(model, opts, usable, opts.moe_offload) if opts.moe_offload and discrete else None
+    discrete = not opts.trains and not unified and not sram
+    moe = expert_offload(model, opts, usable, opts.placement.moe_offload) if opts.placement.moe_offload and discrete else None
     if moe:
         need = moe["gpu_gib"] * d.GIB
         _with_ram(moe, ram_gib)
@@ -193,15 +193,15 @@ def verdict(model: ModelSpec, opts: MemoryOptions, device: dict, *, device_id: s
         return out
     tips = out["suggestions"]
 
-    def fits_with(o: MemoryOptions) -> bool:
+    def fits_with(o: Options) -> bool:
         return need_bytes(model, o, device, gpu_layers) + extra_bytes <= usable
 
     limit = model.max_context or MAX_CONTEXT_SEARCH
     longest = _largest(lambda c: fits_with(_with(opts, context=c)), 1, limit)
-    tips["max_context"] = longest if longest != opts.context else None
+    tips["max_context"] = longest if longest != opts.run.context else None
     tips["max_context_limited_by"] = (None if longest is None else "model" if longest == limit and model.max_context
                                       else "memory")
-    if not opts.training:
+    if not opts.trains:
         tips["formats"] = _formats(model, opts, device, gpu_layers, extra_bytes, usable, fits_here)
     holding = [c for c in sizes if c * d.GIB * dev.gpu_share(device) >= total]
     if len(sizes) > 1 and holding and holding[0] != dev.capacity_bytes(device) / d.GIB:
@@ -213,7 +213,7 @@ def verdict(model: ModelSpec, opts: MemoryOptions, device: dict, *, device_id: s
         layers = next((k for k in range(model.layers - 1, 0, -1)
                        if _need(model, per, device, k) + extra_bytes <= usable), None)
         tips["gpu_layers"] = layers
-        if opts.moe_offload is None:
+        if opts.placement.moe_offload is None:
             tip = expert_offload(model, opts, usable, "fit")
             tips["moe_offload"] = _with_ram(tip, ram_gib) if tip and tip["fits"] else None
     if fit_list:
@@ -221,13 +221,13 @@ def verdict(model: ModelSpec, opts: MemoryOptions, device: dict, *, device_id: s
     return out
 
 
-def _devices_needed(model: ModelSpec, opts: MemoryOptions, device: dict, gpu_layers: int | None, extra_bytes: float,
+def _devices_needed(model: ModelSpec, opts: Options, device: dict, gpu_layers: int | None, extra_bytes: float,
                     usable: float) -> int | None:
     """How many of these devices hold it (None: more than ``MAX_DEVICES_FOR_FIT``). Inference: the fewest over
     which the model splits (tensor parallel, as the estimate splits it for that many: a KV cache that cannot be
     split by heads stays whole on each) so that each holds its part. Training: one replica fully sharded over them
     (weights, gradients, optimiser states and activations split evenly), each keeping its own runtime overhead."""
-    if opts.training:
+    if opts.trains:
         shardable, fixed = _replica(model, opts)
         own_fixed = 0.0 if dev.is_sram_only(device) else fixed
         if usable - extra_bytes <= own_fixed:
@@ -244,19 +244,19 @@ def _devices_needed(model: ModelSpec, opts: MemoryOptions, device: dict, gpu_lay
     return most + 1 if most < d.MAX_DEVICES_FOR_FIT else None
 
 
-def _formats(model: ModelSpec, opts: MemoryOptions, device: dict, gpu_layers: int | None, extra_bytes: float,
+def _formats(model: ModelSpec, opts: Options, device: dict, gpu_layers: int | None, extra_bytes: float,
              usable: float, fits_here: bool) -> list[FormatTip]:
     """Fits here: the formats with more memory that fit too; else the ones with the most memory that fit."""
     rows = []
     for name in d.WEIGHT_FORMATS:
         need = need_bytes(model, _with(opts, weights=name), device, gpu_layers) + extra_bytes
-        size = weight_bytes(model, name, opts.group_size, opts.double_quant, opts.bpw)
+        size = weight_bytes(model, name, opts.quantisation.group_size, opts.quantisation.double_quant, opts.quantisation.bpw)
         rows.append((-size, name, need))
     rows.sort()
-    current = next(-size for size, name, _ in rows if name == opts.weights)
+    current = next(-size for size, name, _ in rows if name == opts.quantisation.weights)
     out, seen = [], set()
     for size, name, need in rows:
-        wanted = need <= usable and name != opts.weights and (-size > current or not fits_here)
+        wanted = need <= usable and name != opts.quantisation.weights and (-size > current or not fits_here)
         if wanted and round(need / d.GIB, 2) not in seen:  # bf16 and fp16 take the same memory: name the first only
             seen.add(round(need / d.GIB, 2))
             out.append({"weights": name, "per_device_gib": need / d.GIB, "headroom_gib": (usable - need) / d.GIB})

@@ -53,10 +53,12 @@ speed only
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import functools
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 
 from atlas.core.calculators import defaults as d
 from atlas.core.calculators import devices as dev
@@ -92,7 +94,8 @@ class Param:
     takes where ``default`` is None and the command chose nothing else (``weights``: bf16 unless qlora needs nf4
     or fit finds the format that fits; ``num_devices``: 1 unless ``tp`` says more); ``default_of`` gives the one
     the option classes start from. ``group``: the form group (``atlas.core.calcview.form.LAYOUT``) a parameter joins, at its
-    end, where the layout does not list it; None: the command's last group.
+    end, where the layout does not list it; None: the command's last group. ``section``: the part of ``Options``
+    that holds it (one of ``SECTIONS``), so an estimator reads ``opts.<section>.<name>``.
     """
 
     name: str
@@ -106,6 +109,7 @@ class Param:
     choices: tuple = ()
     fallback: object = None
     group: str | None = None
+    section: str = field(default="", kw_only=True)
 
     @property
     def option(self) -> str:
@@ -118,113 +122,208 @@ class Param:
 
 
 PARAMETERS: tuple[Param, ...] = (
-    Param("model", "model", ALL, "model preset id, or 'custom' with --params-b, --layers, ..."),
+    Param("model", "model", ALL, "model preset id, or 'custom' with --params-b, --layers, ...", section="model"),
     Param("weights", "choice", ALL, "weight format (default bf16; nf4 for qlora)", choices=tuple(d.WEIGHT_FORMATS),
-          fallback="bf16"),
-    Param("kv_cache", "choice", ALL, "KV-cache format", "fp16", choices=tuple(d.KV_FORMATS)),
-    Param("context", "int", ALL, "context length in tokens", 4096, 1, 10_000_000),
-    Param("batch", "int", ALL, "concurrent sequences (training: micro-batch per replica)", 1, 1, 100_000),
-    Param("group_size", "int", ALL, "int4 (GPTQ/AWQ) group size in weights", 128, 8, 65_536),
-    Param("double_quant", "bool", ALL, "nf4 double quantisation (true/false)", True),
+          fallback="bf16", section="quantisation"),
+    Param("kv_cache", "choice", ALL, "KV-cache format", "fp16", choices=tuple(d.KV_FORMATS), section="quantisation"),
+    Param("context", "int", ALL, "context length in tokens", 4096, 1, 10_000_000, section="run"),
+    Param("batch", "int", ALL, "concurrent sequences (training: micro-batch per replica)", 1, 1, 100_000, section="run"),
+    Param("group_size", "int", ALL, "int4 (GPTQ/AWQ) group size in weights", 128, 8, 65_536, section="quantisation"),
+    Param("double_quant", "bool", ALL, "nf4 double quantisation (true/false)", True, section="quantisation"),
     Param("num_devices", "int", ALL, "devices in total (default: tp); inference splits the model over them", None, 1,
-          100_000, fallback=1),
-    Param("gradient_checkpointing", "bool", BOTH, "full activation recomputation (true/false)", False),
-    Param("params_b", "float", ALL, "custom model: parameters in billions", None, 0, 100_000, True),
-    Param("layers", "int", ALL, "custom model: transformer layers", None, 1, 10_000),
-    Param("hidden", "int", ALL, "custom model: hidden size", None, 1, 1_000_000),
-    Param("intermediate", "int", ALL, "custom model: feed-forward width (default 4 x hidden)", None, 1, 10_000_000),
-    Param("heads", "int", ALL, "custom model: attention heads", None, 1, 100_000),
-    Param("kv_heads", "int", ALL, "custom model: key/value heads", None, 1, 100_000),
-    Param("head_dim", "int", ALL, "custom model: head dimension (default hidden / heads)", None, 1, 100_000),
-    Param("vocab", "int", ALL, "custom model: vocabulary size", None, 1, 10_000_000),
-    Param("bpw", "float", ALL, "EXL2/EXL3: target bits per weight (default 4.0)", None, 1, 16),
-    Param("mode", "choice", VRAM, "inference, full training, LoRA or QLoRA", "inference", choices=MODES),
-    Param("optimizer", "choice", VRAM, "optimiser for training modes", "adamw", choices=tuple(d.OPTIMIZERS)),
-    Param("zero", "int", VRAM, "ZeRO stage 0-3 over the data-parallel devices (3 = FSDP)", 0, 0, 3),
-    Param("tp", "int", VRAM, "tensor-parallel degree", 1, 1, 4096),
-    Param("lora_rank", "int", VRAM, "LoRA rank", d.LORA_RANK.value, 1, 65_536),
-    Param("overhead_gib", "float", VRAM_FIT, "runtime overhead per device in GiB", d.RUNTIME_OVERHEAD_GIB.value, 0, 1024),
-    Param("device", "device", VRAM + SPEED + FIT, "device id (vram: your device, for a verdict)"),
+          100_000, fallback=1, section="placement"),
+    Param("gradient_checkpointing", "bool", BOTH, "full activation recomputation (true/false)", False, section="training"),
+    Param("params_b", "float", ALL, "custom model: parameters in billions", None, 0, 100_000, True, section="model"),
+    Param("layers", "int", ALL, "custom model: transformer layers", None, 1, 10_000, section="model"),
+    Param("hidden", "int", ALL, "custom model: hidden size", None, 1, 1_000_000, section="model"),
+    Param("intermediate", "int", ALL, "custom model: feed-forward width (default 4 x hidden)", None, 1, 10_000_000, section="model"),
+    Param("heads", "int", ALL, "custom model: attention heads", None, 1, 100_000, section="model"),
+    Param("kv_heads", "int", ALL, "custom model: key/value heads", None, 1, 100_000, section="model"),
+    Param("head_dim", "int", ALL, "custom model: head dimension (default hidden / heads)", None, 1, 100_000, section="model"),
+    Param("vocab", "int", ALL, "custom model: vocabulary size", None, 1, 10_000_000, section="model"),
+    Param("bpw", "float", ALL, "EXL2/EXL3: target bits per weight (default 4.0)", None, 1, 16, section="quantisation"),
+    Param("mode", "choice", VRAM, "inference, full training, LoRA or QLoRA", "inference", choices=MODES, section="training"),
+    Param("optimizer", "choice", VRAM, "optimiser for training modes", "adamw", choices=tuple(d.OPTIMIZERS), section="training"),
+    Param("zero", "int", VRAM, "ZeRO stage 0-3 over the data-parallel devices (3 = FSDP)", 0, 0, 3, section="training"),
+    Param("tp", "int", VRAM, "tensor-parallel degree", 1, 1, 4096, section="placement"),
+    Param("lora_rank", "int", VRAM, "LoRA rank", d.LORA_RANK.value, 1, 65_536, section="training"),
+    Param("overhead_gib", "float", VRAM_FIT, "runtime overhead per device in GiB", d.RUNTIME_OVERHEAD_GIB.value, 0, 1024, section="placement"),
+    Param("device", "device", VRAM + SPEED + FIT, "device id (vram: your device, for a verdict)", section="placement"),
     Param("memory_gib", "float", VRAM, "vram: memory per device in GiB (another configuration of --device, or a "
-          "device not in the data set)", None, 0, 1_000_000, True),
+          "device not in the data set)", None, 0, 1_000_000, True, section="placement"),
     Param("gpu_memory_percent", "float", ALL, "unified memory (Apple, Strix Halo, DGX Spark): percent of it the GPU "
-          "may use on --device, as set on your system (default: the platform's default)", None, 10, 100),
+          "may use on --device, as set on your system (default: the platform's default)", None, 10, 100, section="placement"),
     Param("ram_gib", "float", VRAM, "vram: system memory in GiB that layers can be offloaded to (llama.cpp)", None,
-          0, 1_000_000),
-    Param("baseline", "device", SPEED, "baseline device id to compare with"),
-    Param("workload", "choice", SPEED, "decode, prefill, training or kernel", "decode", choices=WORKLOADS),
-    Param("precision", "choice", SPEED, "compute precision (default: the weight format's)", choices=PRECISIONS),
-    Param("tokens", "float", SPEED, "training tokens", 1e9, 0, 1e16, True),
-    Param("flops", "float", SPEED, "kernel: floating-point operations", None, 0, 1e30),
-    Param("bytes", "float", SPEED, "kernel: bytes moved to and from memory", None, 0, 1e30),
-    Param("compute_efficiency", "float", SPEED, "fraction of peak FLOP/s reached (0-1]", None, 0, 1, True),
-    Param("memory_efficiency", "float", SPEED, "fraction of peak bandwidth reached (0-1]", None, 0, 1, True),
-    Param("price_per_hour", "float", SPEED, "US$ per device-hour", None, 0, 1_000_000),
+          0, 1_000_000, section="placement"),
+    Param("baseline", "device", SPEED, "baseline device id to compare with", section="placement"),
+    Param("workload", "choice", SPEED, "decode, prefill, training or kernel", "decode", choices=WORKLOADS, section="run"),
+    Param("precision", "choice", SPEED, "compute precision (default: the weight format's)", choices=PRECISIONS, section="run"),
+    Param("tokens", "float", SPEED, "training tokens", 1e9, 0, 1e16, True, section="run"),
+    Param("flops", "float", SPEED, "kernel: floating-point operations", None, 0, 1e30, section="run"),
+    Param("bytes", "float", SPEED, "kernel: bytes moved to and from memory", None, 0, 1e30, section="run"),
+    Param("compute_efficiency", "float", SPEED, "fraction of peak FLOP/s reached (0-1]", None, 0, 1, True, section="run"),
+    Param("memory_efficiency", "float", SPEED, "fraction of peak bandwidth reached (0-1]", None, 0, 1, True, section="run"),
+    Param("price_per_hour", "float", SPEED, "US$ per device-hour", None, 0, 1_000_000, section="cost"),
     Param("purchase_usd", "float", SPEED, "purchase price per device in US$, amortised for the cost per million "
-          "tokens (default: the device's cloud price, else its launch price)", None, 0, 1e9, True),
+          "tokens (default: the device's cloud price, else its launch price)", None, 0, 1e9, True, section="cost"),
     Param("baseline_price_per_hour", "float", SPEED, "the baseline's US$ per device-hour (a device's price never "
-          "applies to the baseline)", None, 0, 1_000_000),
+          "applies to the baseline)", None, 0, 1_000_000, section="cost"),
     Param("baseline_purchase_usd", "float", SPEED, "the baseline's purchase price per device in US$", None, 0, 1e9,
-          True),
+          True, section="cost"),
     Param("amortisation_years", "float", SPEED, "years of round-the-clock use a purchase is spread over", 3.0, 0,
-          100, True),
+          100, True, section="cost"),
     Param("electricity_usd_per_kwh", "float", SPEED, "electricity price in US$ per kWh, added to a purchase at the "
-          "device's TDP", None, 0, 100),
+          "device's TDP", None, 0, 100, section="cost"),
     Param("engine", "choice", SPEED, "inference engine (default: llama.cpp on desktops, Macs and edge boxes, vLLM in "
-          "data centres)", choices=ENGINES),
+          "data centres)", choices=ENGINES, section="serving"),
     Param("split", "choice", SPEED, "how several devices share the model: layer (stages one after another, "
-          "llama.cpp's default) or tensor (tensor parallel)", choices=("layer", "tensor")),
+          "llama.cpp's default) or tensor (tensor parallel)", choices=("layer", "tensor"), section="placement"),
     Param("gpu_layers", "int", SPEED, "layers kept on the device(s); the rest are read from system memory", None, 0,
-          10_000),
+          10_000, section="placement"),
     Param("moe_offload", "choice", BOTH, "mixture of experts: routed experts in system RAM, the rest on the GPU "
           "(experts: all of them, llama.cpp -ot exps=CPU; fit: the fewest MoE layers that make the rest fit, "
-          "llama.cpp --n-cpu-moe N)", choices=("experts", "fit")),
+          "llama.cpp --n-cpu-moe N)", choices=("experts", "fit"), section="placement"),
     Param("target_tokens_per_s", "float", SPEED, "serving planner (decode): the speed each user must keep, in "
-          "tokens/s; the answer gives how many concurrent users the devices sustain at it", None, 0, 1_000_000, True),
+          "tokens/s; the answer gives how many concurrent users the devices sustain at it", None, 0, 1_000_000, True, section="serving"),
     Param("speculative", "choice", SPEED, "decode with a drafter: none, draft (a smaller model of the same family, "
-          "--draft-model) or mtp (the model's multi-token-prediction modules)", "none", choices=("none", "draft", "mtp")),
-    Param("draft_model", "model", SPEED, "speculative decoding: the draft model's preset id (same tokenizer)"),
+          "--draft-model) or mtp (the model's multi-token-prediction modules)", "none", choices=("none", "draft", "mtp"), section="serving"),
+    Param("draft_model", "model", SPEED, "speculative decoding: the draft model's preset id (same tokenizer)", section="serving"),
     Param("draft_tokens", "int", SPEED, "speculative decoding: tokens drafted per run of the model (default 5 for a "
-          "draft model, one per MTP module)", None, 1, 32),
+          "draft model, one per MTP module)", None, 1, 32, section="serving"),
     Param("acceptance_percent", "float", SPEED, "speculative decoding: share of drafted tokens the model accepts, "
           "in percent (default: a draft model's rate for task_type from Spec-Bench; MTP: 85 from the DeepSeek-V3 "
-          "report)", None, 1, 99),
+          "report)", None, 1, 99, section="serving"),
     Param("task_type", "choice", SPEED, "speculative decoding with a draft model: the kind of text, which sets the "
           "default acceptance rate (Spec-Bench): chat, translation, summarisation, qa, maths, rag",
-          d.SPEC_TASK_DEFAULT, choices=d.SPEC_TASK_TYPES),
+          d.SPEC_TASK_DEFAULT, choices=d.SPEC_TASK_TYPES, section="serving"),
     Param("host_bandwidth_gb_s", "float", SPEED, "system memory bandwidth in GB/s for offloaded layers "
-          f"(default {d.DEFAULT_HOST_BANDWIDTH.value} GB/s, dual-channel DDR5-5600)", None, 0, 100_000, True),
+          f"(default {d.DEFAULT_HOST_BANDWIDTH.value} GB/s, dual-channel DDR5-5600)", None, 0, 100_000, True, section="placement"),
 )
 BY_NAME = {p.name: p for p in PARAMETERS}
 
 
 def default_of(name: str) -> object:
-    """The default of parameter ``name`` as the option classes (``memory.MemoryOptions``, ``speed.SpeedOptions``)
-    take it: the table is the one place a default is written."""
+    """The default of parameter ``name`` as the options take it: the table is the one place a default is written."""
     return BY_NAME[name].value_default
+
+
+# --- the options an estimator reads: small typed objects, one per section, generated from the table --------------
+
+SECTIONS = ("model", "quantisation", "placement", "run", "training", "serving", "cost")
+SECTION_HELP = {
+    "model": "which model: a preset id, or a custom model's dimensions",
+    "quantisation": "how weights and KV cache are stored: formats, group size, bits per weight",
+    "placement": "where it runs: devices, how many, how the model is split, what goes to system memory",
+    "run": "what is run: workload, context, batch, compute precision, a kernel's work",
+    "training": "how a model is trained: mode, optimiser, ZeRO stage, LoRA rank, recomputation",
+    "serving": "how it is served: engine, speculative decoding, the serving planner's target",
+    "cost": "what it costs: hourly and purchase prices, amortisation, electricity",
+}
+_PYTHON_TYPES = {"choice": str, "model": str, "device": str, "int": int, "float": float, "bool": bool}
+
+
+def section_params(section: str) -> tuple[Param, ...]:
+    """The parameters of ``section``, in table order."""
+    return tuple(p for p in PARAMETERS if p.section == section)
+
+
+@functools.cache
+def _section_class(section: str, params: tuple[Param, ...]) -> type:
+    fields = []
+    for p in params:
+        kind = _PYTHON_TYPES[p.kind]
+        fields.append((p.name, kind if p.value_default is not None else kind | None, field(default=p.value_default)))
+    cls = make_dataclass(section.capitalize() + "Options", fields, frozen=True)
+    cls.__module__ = __name__
+    cls.__doc__ = SECTION_HELP[section].capitalize() + ". Fields (the table's help):\n" + "\n".join(
+        f"  {p.name}: {p.help}" for p in params)
+    return cls
+
+
+def section_class(section: str) -> type:
+    """The frozen dataclass of ``section``: one typed field per parameter of the section, its default the table's.
+    Made from the table as it is now (a parameter added to the table is a field at once)."""
+    if section not in SECTIONS:
+        raise ValueError(f"no options section {section!r}; sections: {', '.join(SECTIONS)}")
+    return _section_class(section, section_params(section))
+
+
+ModelOptions = section_class("model")
+QuantisationOptions = section_class("quantisation")
+PlacementOptions = section_class("placement")
+RunOptions = section_class("run")
+TrainingOptions = section_class("training")
+ServingOptions = section_class("serving")
+CostOptions = section_class("cost")
+
+
+def _empty(section: str):
+    return lambda: section_class(section)()
 
 
 @dataclass(frozen=True)
 class Options:
-    """The base of the option classes an estimator reads (``memory.MemoryOptions``, ``speed.SpeedOptions``).
+    """Everything an estimator is asked, grouped as small typed objects: ``opts.quantisation.weights``,
+    ``opts.placement.num_devices``, ``opts.run.context``, ``opts.cost.price_per_hour`` … Each section is made from
+    the parameter table (``section_class``), so a parameter is declared once, in ``PARAMETERS``; its entry's
+    ``section`` says where it is read. Build with ``Options.of(name=value, ...)`` (flat parameter names), change
+    with ``opts.replace(name=value, ...)``."""
 
-    A class declares the parameters its estimator reads as typed fields, each with ``default_of(name)``. Every other
-    parameter of the table is an attribute too: ``more`` holds the values ``atlas.core.calculators.api.options`` was given for
-    them, and ``opts.name`` reads it there, or the table's default when it was not given. So a new parameter
-    reaches an estimator from the table alone; declaring it as a field gives it a type.
-    """
+    model: ModelOptions = field(default_factory=_empty("model"))
+    quantisation: QuantisationOptions = field(default_factory=_empty("quantisation"))
+    placement: PlacementOptions = field(default_factory=_empty("placement"))
+    run: RunOptions = field(default_factory=_empty("run"))
+    training: TrainingOptions = field(default_factory=_empty("training"))
+    serving: ServingOptions = field(default_factory=_empty("serving"))
+    cost: CostOptions = field(default_factory=_empty("cost"))
 
-    more: tuple = field(default=(), kw_only=True, repr=False)  # ((name, value), ...) for undeclared parameters
+    @classmethod
+    def of(cls, **values) -> Options:
+        """Options from flat parameter names (``weights="q4_k_m", context=8192``); the others keep the table's
+        defaults. A name that is no parameter raises ``TypeError``."""
+        return cls().replace(**values)
 
-    def __getattr__(self, name: str):
-        if name.startswith("__") or name == "more":  # copy and pickle ask before the fields exist
-            raise AttributeError(name)
-        given = dict(self.more)
-        if name in given:
-            return given[name]
-        if name in BY_NAME:
-            return BY_NAME[name].value_default
-        raise AttributeError(f"{type(self).__name__} has no option {name!r}")
+    def replace(self, **changes) -> Options:
+        """A copy with the parameters named in ``changes`` (flat names) set, each in its section."""
+        by_section: dict[str, dict] = {}
+        for name, value in changes.items():
+            param = BY_NAME.get(name)
+            if param is None:
+                raise TypeError(f"no calculator parameter {name!r}")
+            by_section.setdefault(param.section, {})[name] = value
+        return dataclasses.replace(self, **{section: dataclasses.replace(getattr(self, section), **values)
+                                            for section, values in by_section.items()})
+
+    def flat(self) -> dict:
+        """Every parameter's value by its flat name."""
+        return {name: value for section in SECTIONS for name, value in vars(getattr(self, section)).items()}
+
+    # --- what several sections decide together ---
+
+    @property
+    def trains(self) -> bool:
+        """A training mode (full, LoRA, QLoRA), not inference."""
+        return self.training.mode != "inference"
+
+    @property
+    def data_parallel(self) -> int:
+        """Replicas of the model: devices over the tensor-parallel degree."""
+        return max(1, self.placement.num_devices // self.placement.tp)
+
+    @property
+    def roofline_only(self) -> bool:
+        """A reader who gives an efficiency asks for the plain roofline with it, not the fitted model."""
+        return self.run.compute_efficiency is not None or self.run.memory_efficiency is not None
+
+    @property
+    def compute_precision(self) -> str:
+        """The precision the arithmetic runs in: the one asked for, else the weight format's."""
+        return self.run.precision or d.WEIGHT_FORMATS[self.quantisation.weights].compute
+
+    def efficiency(self, kind: str) -> float:
+        """The fraction of peak (``kind``: compute or memory) the roofline uses: the reader's, else the workload's."""
+        given = self.run.compute_efficiency if kind == "compute" else self.run.memory_efficiency
+        return given if given is not None else d.EFFICIENCIES[self.run.workload][kind].value
 
 
 _TRUE = {"true", "1", "yes", "on", "ja", "wahr"}

@@ -29,47 +29,15 @@ The reverse questions (``max_context``, ``formats_that_fit``, ``max_batch``,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 
 from atlas.core.calculators import defaults as d
 from atlas.core.calculators import devices as dev
-from atlas.core.calculators.inputs import Options, default_of
+from atlas.core.calculators.inputs import Options
 from atlas.core.calculators.messages import FieldError, Message, error
 from atlas.core.calculators.models import TENSOR_GROUPS, ModelSpec, Tensor
 
 BREAKDOWN_KEYS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
-
-
-@dataclass(frozen=True)
-class MemoryOptions(Options):
-    """What is run and how. Sizes: ``overhead_gib`` in GiB; counts are plain integers. Every field is a parameter
-    of ``atlas.core.calculators.inputs.PARAMETERS`` and takes its default from there."""
-
-    mode: str = default_of("mode")  # inference | full | lora | qlora
-    weights: str = default_of("weights")
-    kv_cache: str = default_of("kv_cache")
-    context: int = default_of("context")  # tokens per sequence
-    batch: int = default_of("batch")  # concurrent sequences (inference) or micro-batch per replica (training)
-    group_size: int = default_of("group_size")  # int4 (GPTQ/AWQ) quantisation group
-    double_quant: bool = default_of("double_quant")  # nf4
-    optimizer: str = default_of("optimizer")
-    gradient_checkpointing: bool = default_of("gradient_checkpointing")
-    lora_rank: int = default_of("lora_rank")
-    num_devices: int = default_of("num_devices")
-    tp: int = default_of("tp")
-    zero: int = default_of("zero")
-    overhead_gib: float = default_of("overhead_gib")
-    bpw: float | None = default_of("bpw")  # exl2/exl3 target bits per weight (None: defaults.EXL_BPW)
-    moe_offload: str | None = default_of("moe_offload")  # None | "experts" (all routed experts in system RAM) | "fit" (as few as needed)
-
-    @property
-    def training(self) -> bool:
-        return self.mode != "inference"
-
-    @property
-    def dp(self) -> int:
-        return max(1, self.num_devices // self.tp)
 
 
 # --- weight formats -------------------------------------------------------------
@@ -405,11 +373,11 @@ def inference_workspace_bytes(model: ModelSpec, context: int, batch: int, tp: in
     return d.WORKSPACE_BYTES * (chunk * per_token + batch * model.vocab) / tp
 
 
-def trainable_params(model: ModelSpec, opts: MemoryOptions) -> float:
-    if opts.mode == "full":
+def trainable_params(model: ModelSpec, opts: Options) -> float:
+    if opts.training.mode == "full":
         return model.params
-    if opts.mode in ("lora", "qlora"):
-        return model.lora_params(opts.lora_rank)
+    if opts.training.mode in ("lora", "qlora"):
+        return model.lora_params(opts.training.lora_rank)
     return 0.0
 
 
@@ -436,29 +404,29 @@ def _kv_split(model: ModelSpec, tp: int, notes: list) -> dict[str, int]:
     return {"full": attention, "sliding": attention, "linear": max(1, linear)}
 
 
-def _per_device(model: ModelSpec, opts: MemoryOptions, notes: list) -> dict:
+def _per_device(model: ModelSpec, opts: Options, notes: list) -> dict:
     """Bytes each device holds, by breakdown key."""
-    tp, dp, zero = opts.tp, opts.dp, opts.zero if opts.training else 0
+    tp, dp, zero = opts.placement.tp, opts.data_parallel, opts.training.zero if opts.trains else 0
     base = _weights(model, opts)
     trainable = trainable_params(model, opts)
-    sixteen_bit = opts.mode != "full" or opts.weights != "fp32"
+    sixteen_bit = opts.training.mode != "full" or opts.quantisation.weights != "fp32"
     grad_bytes = trainable * (d.GRADIENT_BYTES_16BIT if sixteen_bit else 4)
-    adapter_bytes = trainable * 2 if opts.mode in ("lora", "qlora") else 0.0
-    optim = trainable * optimizer_bytes_per_param(opts.optimizer, master_copy=sixteen_bit) if opts.training else 0.0
+    adapter_bytes = trainable * 2 if opts.training.mode in ("lora", "qlora") else 0.0
+    optim = trainable * optimizer_bytes_per_param(opts.training.optimizer, master_copy=sixteen_bit) if opts.trains else 0.0
 
     weights = (base + adapter_bytes) / tp / (dp if zero >= 3 else 1)
     gradients = grad_bytes / tp / (dp if zero >= 2 else 1)
     optimizer = optim / tp / (dp if zero >= 1 else 1)
 
-    if opts.training:
+    if opts.trains:
         kv = 0.0
-        activations = training_activation_bytes(model, opts.context, opts.batch, tp, opts.gradient_checkpointing)
+        activations = training_activation_bytes(model, opts.run.context, opts.run.batch, tp, opts.training.gradient_checkpointing)
     else:
         split = _kv_split(model, tp, notes)
-        by_kind = kv_cache_by_kind(model, opts.kv_cache, opts.context, opts.batch)
+        by_kind = kv_cache_by_kind(model, opts.quantisation.kv_cache, opts.run.context, opts.run.batch)
         kv = sum(by_kind[k] / split[k] for k in by_kind)
-        activations = inference_workspace_bytes(model, opts.context, opts.batch, tp)
-    overhead = opts.overhead_gib * d.GIB
+        activations = inference_workspace_bytes(model, opts.run.context, opts.run.batch, tp)
+    overhead = opts.placement.overhead_gib * d.GIB
     return {
         "weights": weights,
         "kv_cache": kv,
@@ -469,20 +437,20 @@ def _per_device(model: ModelSpec, opts: MemoryOptions, notes: list) -> dict:
     }
 
 
-def _weights(model: ModelSpec, opts: MemoryOptions) -> float:
+def _weights(model: ModelSpec, opts: Options) -> float:
     """``weight_bytes`` for these options, looked up at call time (callers may substitute a file's exact bytes)."""
-    if opts.bpw is None:
-        return weight_bytes(model, opts.weights, opts.group_size, opts.double_quant)
-    return weight_bytes(model, opts.weights, opts.group_size, opts.double_quant, opts.bpw)
+    if opts.quantisation.bpw is None:
+        return weight_bytes(model, opts.quantisation.weights, opts.quantisation.group_size, opts.quantisation.double_quant)
+    return weight_bytes(model, opts.quantisation.weights, opts.quantisation.group_size, opts.quantisation.double_quant, opts.quantisation.bpw)
 
 
 def _gib(values: dict) -> dict:
     return {f"{k}_gib": v / d.GIB for k, v in values.items()}
 
 
-def _replica(model: ModelSpec, opts: MemoryOptions) -> tuple[float, float]:
+def _replica(model: ModelSpec, opts: Options) -> tuple[float, float]:
     """(shardable bytes of one replica, runtime overhead per device) for this configuration with tp = 1."""
-    single = MemoryOptions(**{**opts.__dict__, "tp": 1, "num_devices": 1, "zero": 0})
+    single = opts.replace(tp=1, num_devices=1, zero=0)
     per = _per_device(model, single, [])
     return sum(per.values()) - per["overhead"], per["overhead"]
 
@@ -492,7 +460,7 @@ def _needed_per_device(shardable: float, fixed: float, device: dict, count: int)
     return shardable / count + own_fixed
 
 
-def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]:
+def fits(model: ModelSpec, opts: Options, device_list: dict) -> list[dict]:
     """How many of each device hold one replica, its memory split evenly over them.
 
     The replica's memory (this configuration with tp = 1, no data
@@ -537,7 +505,7 @@ def fits(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> list[dict]
     return out
 
 
-def expert_bytes(model: ModelSpec, opts: MemoryOptions) -> float:
+def expert_bytes(model: ModelSpec, opts: Options) -> float:
     """Bytes of the routed-expert tensors of all layers (the ``experts`` group, scaled like ``_groups_gib``)."""
     if not model.is_moe:
         return 0.0
@@ -547,7 +515,7 @@ def expert_bytes(model: ModelSpec, opts: MemoryOptions) -> float:
 MOE_OFFLOAD = ("experts", "fit")
 
 
-def expert_offload(model: ModelSpec, opts: MemoryOptions, usable: float, mode: str = "fit") -> dict | None:
+def expert_offload(model: ModelSpec, opts: Options, usable: float, mode: str = "fit") -> dict | None:
     """Mixture of experts with the routed-expert tensors of some layers in system RAM and everything else
     (attention, shared experts, embeddings, KV cache, workspace) on the device, as llama.cpp's
     ``--n-cpu-moe N`` (the experts of the first N MoE layers) or ``-ot exps=CPU`` (all of them) places it.
@@ -555,9 +523,9 @@ def expert_offload(model: ModelSpec, opts: MemoryOptions, usable: float, mode: s
     ``mode`` "experts": every MoE layer's experts in RAM; "fit": the fewest MoE layers whose experts must
     leave for the rest to fit in ``usable`` bytes per device (all of them when even that does not fit).
     The experts are taken as equal in size per MoE layer. None for a dense model and for training.
-    Sizes per device for the GPU (the replica split over ``opts.tp`` devices as the estimate splits it),
+    Sizes per device for the GPU (the replica split over ``opts.placement.tp`` devices as the estimate splits it),
     in all for system RAM."""
-    if not model.is_moe or opts.training or model.moe_layers == 0:
+    if not model.is_moe or opts.trains or model.moe_layers == 0:
         return None
     layers = model.moe_layers
     experts = expert_bytes(model, opts)
@@ -566,7 +534,7 @@ def expert_offload(model: ModelSpec, opts: MemoryOptions, usable: float, mode: s
     full = sum(_per_device(model, opts, []).values())
 
     def gpu(k: int) -> float:
-        return full - experts * k / layers / opts.tp
+        return full - experts * k / layers / opts.placement.tp
 
     k = layers
     if mode == "fit":
@@ -576,79 +544,79 @@ def expert_offload(model: ModelSpec, opts: MemoryOptions, usable: float, mode: s
             "usable_gib": usable / d.GIB, "fits": gpu(k) <= usable}
 
 
-def _groups_gib(model: ModelSpec, opts: MemoryOptions) -> dict:
+def _groups_gib(model: ModelSpec, opts: Options) -> dict:
     """Weights per tensor group in billions of parameters, bits and GiB, adding up to the weights estimate."""
-    groups = weight_groups(model, opts.weights, opts.group_size, opts.double_quant, opts.bpw)
+    groups = weight_groups(model, opts.quantisation.weights, opts.quantisation.group_size, opts.quantisation.double_quant, opts.quantisation.bpw)
     total = sum(v["bytes"] for v in groups.values())
     scale = _weights(model, opts) / total if total else 1.0
     return {g: {"params_b": v["params"] / 1e9, "bits": v["bits"] * scale, "gib": v["bytes"] * scale / d.GIB}
             for g, v in groups.items()}
 
 
-def estimate_memory(model: ModelSpec, opts: MemoryOptions, device_list: dict) -> tuple[dict, list]:
+def estimate_memory(model: ModelSpec, opts: Options, device_list: dict) -> tuple[dict, list]:
     """The memory estimate as a result dict (sizes in GiB) and its notes (``Message``s)."""
     notes: list[Message] = []
     per_device = _per_device(model, opts, notes)
-    breakdown = _gib({k: per_device[k] * opts.num_devices for k in BREAKDOWN_KEYS})
+    breakdown = _gib({k: per_device[k] * opts.placement.num_devices for k in BREAKDOWN_KEYS})
     per_device_gib = _gib({k: per_device[k] for k in BREAKDOWN_KEYS})
 
-    fmt = d.WEIGHT_FORMATS[opts.weights]
-    bits = bits_per_weight(opts.weights, opts.group_size, opts.double_quant, model, opts.bpw)
+    fmt = d.WEIGHT_FORMATS[opts.quantisation.weights]
+    bits = bits_per_weight(opts.quantisation.weights, opts.quantisation.group_size, opts.quantisation.double_quant, model, opts.quantisation.bpw)
     if fmt.keeps_embeddings_16bit and not (fmt.scope == "experts" and model.is_moe):
-        notes.append(Message("note.embeddings_16bit", {"weights": opts.weights}))
+        notes.append(Message("note.embeddings_16bit", {"weights": opts.quantisation.weights}))
     if fmt.scope == "experts" and model.is_moe:
-        notes.append(Message("note.experts_only", {"weights": opts.weights, "bits": fmt.bits}))
+        notes.append(Message("note.experts_only", {"weights": opts.quantisation.weights, "bits": fmt.bits}))
     if fmt.kind == "gguf":
-        notes.append(Message("note.gguf_average", {"weights": opts.weights, "bits": bits}))
+        notes.append(Message("note.gguf_average", {"weights": opts.quantisation.weights, "bits": bits}))
     if fmt.head_bits:
-        notes.append(Message("note.head_bits", {"weights": opts.weights, "bits": _exl_bpw(opts.bpw),
+        notes.append(Message("note.head_bits", {"weights": opts.quantisation.weights, "bits": _exl_bpw(opts.quantisation.bpw),
                                                 "head_bits": fmt.head_bits}))
     if model.is_moe:
         notes.append(Message("note.moe_all_experts", {"total_b": model.params / 1e9, "active_b": model.active / 1e9}))
-    if not opts.training and model.sliding_layers and opts.context > model.window:
+    if not opts.trains and model.sliding_layers and opts.run.context > model.window:
         notes.append(Message("note.sliding_window", {"layers": model.sliding_layers, "window": model.window}))
-    if not opts.training and model.mla_rank:
+    if not opts.trains and model.mla_rank:
         notes.append(Message("note.mla", {"elements": model.kv_elements_per_token_layer}))
-    if not opts.training and model.linear_layers:
+    if not opts.trains and model.linear_layers:
         notes.append(Message("note.linear_state", {"layers": model.linear_layers,
                                                    "mib": model.state_elements_per_layer * model.linear_layers
                                                    * d.LINEAR_STATE_BYTES.value / 2**20}))
     if model.encoder_params:
         notes.append(Message("note.encoders", {"params_b": model.encoder_params / 1e9}))
-    if model.max_context and opts.context > model.max_context:
-        notes.append(Message("note.context_exceeds", {"context": opts.context, "max_context": model.max_context}))
-    if opts.zero and not opts.training:
-        notes.append(Message("note.zero_ignored", {"zero": opts.zero}))
-    if opts.training:
-        key = "note.activations_checkpointed" if opts.gradient_checkpointing else "note.activations_formula"
+    if model.max_context and opts.run.context > model.max_context:
+        notes.append(Message("note.context_exceeds", {"context": opts.run.context, "max_context": model.max_context}))
+    if opts.training.zero and not opts.trains:
+        notes.append(Message("note.zero_ignored", {"zero": opts.training.zero}))
+    if opts.trains:
+        key = "note.activations_checkpointed" if opts.training.gradient_checkpointing else "note.activations_formula"
         notes.append(Message(key, {}))
-        if opts.mode in ("lora", "qlora"):
-            notes.append(Message("note.lora_params", {"rank": opts.lora_rank, "params_m": trainable_params(model, opts) / 1e6}))
-    notes.append(Message("note.overhead", {"gib": opts.overhead_gib}))
+        if opts.training.mode in ("lora", "qlora"):
+            notes.append(Message("note.lora_params", {"rank": opts.training.lora_rank, "params_m": trainable_params(model, opts) / 1e6}))
+    notes.append(Message("note.overhead", {"gib": opts.placement.overhead_gib}))
     notes.append(Message("note.fits_rule", {}))
     fit_list = fits(model, opts, device_list)
     shared = [e["name"] for e in fit_list if e["gpu_share"]]
     if shared:
         notes.append(Message("note.gpu_share", {"devices": shared}))
 
-    kv_kinds = kv_cache_by_kind(model, opts.kv_cache, opts.context, opts.batch) if not opts.training else None
+    kv_kinds = kv_cache_by_kind(model, opts.quantisation.kv_cache, opts.run.context, opts.run.batch) if not opts.trains else None
     result = {
         "model": model.id,
         "model_name": model.name,
         "params_b": model.params / 1e9,
         "active_params_b": model.active / 1e9,
-        "mode": opts.mode,
-        "weights": opts.weights,
+        "mode": opts.training.mode,
+        "weights": opts.quantisation.weights,
         "bits_per_weight": bits,
         "average_bits_per_weight": _weights(model, opts) * 8 / model.params,
-        "kv_cache": opts.kv_cache,
-        "context": opts.context,
-        "batch": opts.batch,
-        "num_devices": opts.num_devices,
-        "tp": opts.tp,
-        "zero": opts.zero,
-        "optimizer": opts.optimizer,
-        "gradient_checkpointing": opts.gradient_checkpointing,
+        "kv_cache": opts.quantisation.kv_cache,
+        "context": opts.run.context,
+        "batch": opts.run.batch,
+        "num_devices": opts.placement.num_devices,
+        "tp": opts.placement.tp,
+        "zero": opts.training.zero,
+        "optimizer": opts.training.optimizer,
+        "gradient_checkpointing": opts.training.gradient_checkpointing,
         "trainable_params_b": trainable_params(model, opts) / 1e9,
         "total_gib": sum(breakdown.values()),
         "per_device_gib": sum(per_device_gib.values()),
@@ -672,13 +640,13 @@ def _device_entry(device_id: str, device: dict, num_devices: int) -> dict:
             "gpu_share": dev.unified_share(device)}
 
 
-def _per_device_need(model: ModelSpec, opts: MemoryOptions, device: dict, num_devices: int) -> float:
+def _per_device_need(model: ModelSpec, opts: Options, device: dict, num_devices: int) -> float:
     """Bytes each of ``num_devices`` devices needs: the replica split evenly, plus its own runtime overhead."""
     shardable, fixed = _replica(model, opts)
     return _needed_per_device(shardable, fixed, device, num_devices)
 
 
-def _fits(model: ModelSpec, opts: MemoryOptions, device: dict, num_devices: int) -> bool:
+def _fits(model: ModelSpec, opts: Options, device: dict, num_devices: int) -> bool:
     return _per_device_need(model, opts, device, num_devices) <= dev.usable_bytes(device)
 
 
@@ -701,64 +669,64 @@ MAX_CONTEXT_SEARCH = 10_000_000  # tokens; the calculators' own limit on context
 MAX_BATCH_SEARCH = 100_000  # sequences
 
 
-def max_context(model: ModelSpec, opts: MemoryOptions, device_id: str, device: dict, num_devices: int = 1) -> dict:
-    """The longest context (tokens per sequence, ``opts.batch`` sequences) that fits on ``num_devices`` of
+def max_context(model: ModelSpec, opts: Options, device_id: str, device: dict, num_devices: int = 1) -> dict:
+    """The longest context (tokens per sequence, ``opts.run.batch`` sequences) that fits on ``num_devices`` of
     ``device``, at most the model's ``max_context``. ``context`` is None when not even one token fits."""
     limit = model.max_context or MAX_CONTEXT_SEARCH
-    best = _largest(lambda c: _fits(model, MemoryOptions(**{**opts.__dict__, "context": c}), device, num_devices),
+    best = _largest(lambda c: _fits(model, opts.replace(context=c), device, num_devices),
                     1, limit)
     out = _device_entry(device_id, device, num_devices)
     out.update({
-        "model": model.id, "weights": opts.weights, "kv_cache": opts.kv_cache, "batch": opts.batch,
+        "model": model.id, "weights": opts.quantisation.weights, "kv_cache": opts.quantisation.kv_cache, "batch": opts.run.batch,
         "context": best, "model_max_context": model.max_context,
         "limited_by": None if best is None else "model" if best == limit and model.max_context else "memory",
-        "per_device_gib": (_per_device_need(model, MemoryOptions(**{**opts.__dict__, "context": best}), device,
+        "per_device_gib": (_per_device_need(model, opts.replace(context=best), device,
                                             num_devices) / d.GIB) if best else None,
     })
     return out
 
 
-def max_batch(model: ModelSpec, opts: MemoryOptions, device_id: str, device: dict, num_devices: int = 1) -> dict:
-    """How many concurrent sequences of ``opts.context`` tokens fit beside the weights on ``num_devices`` of
+def max_batch(model: ModelSpec, opts: Options, device_id: str, device: dict, num_devices: int = 1) -> dict:
+    """How many concurrent sequences of ``opts.run.context`` tokens fit beside the weights on ``num_devices`` of
     ``device`` (0 when not even one does)."""
-    best = _largest(lambda b: _fits(model, MemoryOptions(**{**opts.__dict__, "batch": b}), device, num_devices),
+    best = _largest(lambda b: _fits(model, opts.replace(batch=b), device, num_devices),
                     1, MAX_BATCH_SEARCH)
     out = _device_entry(device_id, device, num_devices)
-    seq = kv_cache_bytes(model, opts.kv_cache, opts.context, 1)
+    seq = kv_cache_bytes(model, opts.quantisation.kv_cache, opts.run.context, 1)
     out.update({
-        "model": model.id, "weights": opts.weights, "kv_cache": opts.kv_cache, "context": opts.context,
+        "model": model.id, "weights": opts.quantisation.weights, "kv_cache": opts.quantisation.kv_cache, "context": opts.run.context,
         "batch": best or 0, "kv_cache_per_sequence_gib": seq / d.GIB,
-        "per_device_gib": (_per_device_need(model, MemoryOptions(**{**opts.__dict__, "batch": best}), device,
+        "per_device_gib": (_per_device_need(model, opts.replace(batch=best), device,
                                             num_devices) / d.GIB) if best else None,
     })
     return out
 
 
-def formats_that_fit(model: ModelSpec, opts: MemoryOptions, device_id: str, device: dict,
+def formats_that_fit(model: ModelSpec, opts: Options, device_id: str, device: dict,
                      num_devices: int = 1) -> dict:
     """Memory per weight format for this model, context and batch, and whether it fits; most bits first."""
     usable = dev.usable_bytes(device)
     rows = []
     for name in d.WEIGHT_FORMATS:
-        o = MemoryOptions(**{**opts.__dict__, "weights": name})
+        o = opts.replace(weights=name)
         need = _per_device_need(model, o, device, num_devices)
         rows.append({
             "weights": name,
-            "bits_per_weight": bits_per_weight(name, o.group_size, o.double_quant, model, o.bpw),
-            "weights_gib": weight_bytes(model, name, o.group_size, o.double_quant, o.bpw) / d.GIB,
+            "bits_per_weight": bits_per_weight(name, o.quantisation.group_size, o.quantisation.double_quant, model, o.quantisation.bpw),
+            "weights_gib": weight_bytes(model, name, o.quantisation.group_size, o.quantisation.double_quant, o.quantisation.bpw) / d.GIB,
             "per_device_gib": need / d.GIB,
             "fits": need <= usable,
             "headroom_gib": (usable - need) / d.GIB,
         })
     rows.sort(key=lambda r: (-r["weights_gib"], r["weights"]))
     out = _device_entry(device_id, device, num_devices)
-    out.update({"model": model.id, "kv_cache": opts.kv_cache, "context": opts.context, "batch": opts.batch,
+    out.update({"model": model.id, "kv_cache": opts.quantisation.kv_cache, "context": opts.run.context, "batch": opts.run.batch,
                 "formats": rows})
     return out
 
 
-def presets_that_fit(models: dict, opts: MemoryOptions, device_id: str, device: dict, num_devices: int = 1) -> dict:
-    """For each preset (``{id: preset dict}``): memory per device in ``opts.weights`` at ``opts.context``,
+def presets_that_fit(models: dict, opts: Options, device_id: str, device: dict, num_devices: int = 1) -> dict:
+    """For each preset (``{id: preset dict}``): memory per device in ``opts.quantisation.weights`` at ``opts.run.context``,
     whether it fits, and the format with the most bits per weight that fits."""
     usable = dev.usable_bytes(device)
     rows = []
@@ -766,16 +734,16 @@ def presets_that_fit(models: dict, opts: MemoryOptions, device_id: str, device: 
         model = ModelSpec.from_preset(model_id, models[model_id])
         need = _per_device_need(model, opts, device, num_devices)
         best = None
-        for name in sorted(d.WEIGHT_FORMATS, key=lambda f: -weight_bytes(model, f, opts.group_size,
-                                                                          opts.double_quant, opts.bpw)):
-            if _fits(model, MemoryOptions(**{**opts.__dict__, "weights": name}), device, num_devices):
+        for name in sorted(d.WEIGHT_FORMATS, key=lambda f: -weight_bytes(model, f, opts.quantisation.group_size,
+                                                                          opts.quantisation.double_quant, opts.quantisation.bpw)):
+            if _fits(model, opts.replace(weights=name), device, num_devices):
                 best = name
                 break
         rows.append({"model": model_id, "name": model.name, "params_b": model.params / 1e9,
                      "per_device_gib": need / d.GIB, "fits": need <= usable, "best_format": best})
     rows.sort(key=lambda r: (not r["fits"], r["per_device_gib"], r["model"]))
     out = _device_entry(device_id, device, num_devices)
-    out.update({"weights": opts.weights, "kv_cache": opts.kv_cache, "context": opts.context, "batch": opts.batch,
+    out.update({"weights": opts.quantisation.weights, "kv_cache": opts.quantisation.kv_cache, "context": opts.run.context, "batch": opts.run.batch,
                 "presets": rows})
     return out
 

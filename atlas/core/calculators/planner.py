@@ -9,20 +9,19 @@ for each concurrency and returns the largest one that meets both, with the total
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from atlas.core import l10n
 from atlas.core.calculators import defaults as d
+from atlas.core.calculators.inputs import Options
 from atlas.core.calculators.models import ModelSpec
-from atlas.core.calculators.speed import SpeedOptions, llm_device_result
+from atlas.core.calculators.speed import llm_device_result
 from atlas.core.calculators.speed_model import kv_cache_bytes
 
 MAX_CONCURRENCY = 4096  # sequences; serving engines cap a batch well below this (vLLM's max_num_seqs: 256 by default)
 
 
-def _at(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, prices: list | None, batch: int,
+def _at(model: ModelSpec, opts: Options, device_id: str, device: dict, prices: list | None, batch: int,
         draft: ModelSpec | None = None) -> dict:
-    return llm_device_result(device_id, device, model, replace(opts, workload="decode", batch=batch), "device", [],
+    return llm_device_result(device_id, device, model, opts.replace(workload="decode", batch=batch), "device", [],
                              prices, instead=False, draft=draft)
 
 
@@ -30,10 +29,10 @@ def _meets(result: dict, target: float) -> bool:
     return result["memory"]["fits"] and result["tokens_per_s_per_sequence"] >= target
 
 
-def plan(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, target_tokens_per_s: float,
+def plan(model: ModelSpec, opts: Options, device_id: str, device: dict, target_tokens_per_s: float,
          prices: list | None = None, draft: ModelSpec | None = None) -> dict:
     """The largest concurrency at which every user decodes at ``target_tokens_per_s`` or faster and the KV cache
-    of all users (each at ``opts.context`` tokens) fits on ``opts.num_devices`` devices.
+    of all users (each at ``opts.run.context`` tokens) fits on ``opts.placement.num_devices`` devices.
 
     Returns ``{"target_tokens_per_s", "concurrency", "limited_by", "tokens_per_s_per_user", "tokens_per_s_total",
     "kv_cache_gib", "need_gib", "usable_gib", "usd_per_million_tokens", "curve"}``. ``concurrency`` is 0
@@ -86,7 +85,7 @@ def plan(model: ModelSpec, opts: SpeedOptions, device_id: str, device: dict, tar
         "limited_by": limited_by,
         "tokens_per_s_per_user": shown["tokens_per_s_per_sequence"],
         "tokens_per_s_total": shown["tokens_per_s"],
-        "kv_cache_gib": kv_cache_bytes(model, opts.kv_cache, opts.context, max(limit, 1)) / d.GIB,
+        "kv_cache_gib": kv_cache_bytes(model, opts.quantisation.kv_cache, opts.run.context, max(limit, 1)) / d.GIB,
         "need_gib": shown["memory"]["need_gib"],
         "usable_gib": shown["memory"]["usable_gib"],
         "usd_per_million_tokens": cost.get("usd_per_million_tokens"),

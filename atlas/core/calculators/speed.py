@@ -38,65 +38,12 @@ from atlas.core.calculators import devices as dev
 from atlas.core.calculators import energy as power
 from atlas.core.calculators import speed_model as sm
 from atlas.core.calculators.energy import energy_kwh
-from atlas.core.calculators.inputs import Options, default_of
-from atlas.core.calculators.memory import MemoryOptions, _per_device, kv_cache_bytes, weight_bytes
+from atlas.core.calculators.inputs import Options
+from atlas.core.calculators.memory import _per_device, kv_cache_bytes, weight_bytes
 from atlas.core.calculators.messages import Message, ValidationError, error, render_text
 from atlas.core.calculators.models import ModelSpec
 
 WORKLOADS = ("decode", "prefill", "training", "kernel")
-
-
-@dataclass(frozen=True)
-class SpeedOptions(Options):
-    """What is run, where and at what price. Every field is a parameter of ``atlas.core.calculators.inputs.PARAMETERS`` and
-    takes its default from there."""
-
-    workload: str = default_of("workload")
-    weights: str = default_of("weights")
-    precision: str | None = default_of("precision")  # compute precision; None: the weight format's
-    kv_cache: str = default_of("kv_cache")
-    context: int = default_of("context")
-    batch: int = default_of("batch")
-    group_size: int = default_of("group_size")
-    double_quant: bool = default_of("double_quant")
-    bpw: float | None = default_of("bpw")  # EXL2/EXL3 target bits per weight; None: the format's default
-    num_devices: int = default_of("num_devices")
-    tokens: float = default_of("tokens")  # training tokens
-    gradient_checkpointing: bool = default_of("gradient_checkpointing")
-    flops: float | None = default_of("flops")  # kernel
-    bytes: float | None = default_of("bytes")  # kernel
-    compute_efficiency: float | None = default_of("compute_efficiency")
-    memory_efficiency: float | None = default_of("memory_efficiency")
-    price_per_hour: float | None = default_of("price_per_hour")  # US$ per device-hour
-    engine: str | None = default_of("engine")  # None: engines.default_engine(device)
-    split: str | None = default_of("split")  # None: layer for llama.cpp, tensor for the server engines
-    gpu_layers: int | None = default_of("gpu_layers")  # None: every layer on the devices
-    host_bandwidth_gb_s: float | None = default_of("host_bandwidth_gb_s")  # system memory for offloaded layers; None: DEFAULT_HOST_BANDWIDTH
-    purchase_usd: float | None = default_of("purchase_usd")  # US$ per device, amortised for the cost per token
-    amortisation_years: float = default_of("amortisation_years")
-    electricity_usd_per_kwh: float | None = default_of("electricity_usd_per_kwh")
-    baseline_price_per_hour: float | None = default_of("baseline_price_per_hour")  # the baseline's own prices: a device's never apply to it
-    baseline_purchase_usd: float | None = default_of("baseline_purchase_usd")
-    moe_offload: str | None = default_of("moe_offload")  # mixture of experts: "experts" (all in system RAM) | "fit" (as few as needed)
-    target_tokens_per_s: float | None = default_of("target_tokens_per_s")  # serving planner: the decode speed each user keeps (atlas.core.calculators.planner)
-    speculative: str = default_of("speculative")  # decode: "draft" (a draft model) | "mtp" (the model's MTP modules); atlas.core.calculators.speculative
-    draft_model: str | None = default_of("draft_model")  # id of the draft model (its ModelSpec is passed beside the options)
-    draft_tokens: int | None = default_of("draft_tokens")  # tokens drafted per target-model run; None: speculative.default_drafted
-    acceptance_percent: float | None = default_of("acceptance_percent")  # share of drafted tokens accepted; None: the sourced MTP default
-    task_type: str = default_of("task_type")  # draft model: the text, which sets the sourced acceptance (speculative.task_acceptance)
-
-    @property
-    def roofline_only(self) -> bool:
-        """A reader who gives an efficiency asks for the plain roofline with it, not the fitted model."""
-        return self.compute_efficiency is not None or self.memory_efficiency is not None
-
-    @property
-    def compute_precision(self) -> str:
-        return self.precision or d.WEIGHT_FORMATS[self.weights].compute
-
-    def efficiency(self, kind: str) -> float:
-        given = self.compute_efficiency if kind == "compute" else self.memory_efficiency
-        return given if given is not None else d.EFFICIENCIES[self.workload][kind].value
 
 
 @dataclass(frozen=True)
@@ -108,43 +55,42 @@ class Work:
     tokens: float | None
 
 
-def workload(model: ModelSpec | None, opts: SpeedOptions) -> Work:
-    """FLOPs, bytes and tokens of one unit of ``opts.workload``."""
-    if opts.workload == "kernel":
-        return Work(opts.flops or 0.0, opts.bytes or 0.0, None)
+def workload(model: ModelSpec | None, opts: Options) -> Work:
+    """FLOPs, bytes and tokens of one unit of ``opts.run.workload``."""
+    if opts.run.workload == "kernel":
+        return Work(opts.run.flops or 0.0, opts.run.bytes or 0.0, None)
     assert model is not None
-    all_weights = weight_bytes(model, opts.weights, opts.group_size, opts.double_quant, opts.bpw)
+    all_weights = weight_bytes(model, opts.quantisation.weights, opts.quantisation.group_size, opts.quantisation.double_quant, opts.quantisation.bpw)
     attention = 4 * model.heads * model.head_dim  # QK^T and AV: 2 FLOPs per multiply-add, twice
-    if opts.workload == "decode":
-        touched = model.params_touched(opts.batch) / model.params
-        read = all_weights * touched + kv_cache_bytes(model, opts.kv_cache, opts.context, opts.batch)
-        flops = opts.batch * (2 * model.active + attention * model.attention_span(opts.context))
-        return Work(flops, read, opts.batch)
-    if opts.workload == "prefill":
-        tokens = opts.context * opts.batch
+    if opts.run.workload == "decode":
+        touched = model.params_touched(opts.run.batch) / model.params
+        read = all_weights * touched + kv_cache_bytes(model, opts.quantisation.kv_cache, opts.run.context, opts.run.batch)
+        flops = opts.run.batch * (2 * model.active + attention * model.attention_span(opts.run.context))
+        return Work(flops, read, opts.run.batch)
+    if opts.run.workload == "prefill":
+        tokens = opts.run.context * opts.run.batch
         touched = model.params_touched(tokens) / model.params
-        moved = all_weights * touched + kv_cache_bytes(model, opts.kv_cache, opts.context, opts.batch)
-        flops = 2 * model.active * tokens + opts.batch * attention * model.attention_pairs(opts.context)
+        moved = all_weights * touched + kv_cache_bytes(model, opts.quantisation.kv_cache, opts.run.context, opts.run.batch)
+        flops = 2 * model.active * tokens + opts.run.batch * attention * model.attention_pairs(opts.run.context)
         return Work(flops, moved, tokens)
-    per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
-    return Work(per_token.value * model.active * opts.tokens, None, opts.tokens)
+    per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.training.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
+    return Work(per_token.value * model.active * opts.run.tokens, None, opts.run.tokens)
 
 
-def engine_for(device: dict, opts: SpeedOptions) -> str:
-    return opts.engine or engines.default_engine(device)
+def engine_for(device: dict, opts: Options) -> str:
+    return opts.serving.engine or engines.default_engine(device)
 
 
-def split_for(engine: str, opts: SpeedOptions) -> str:
-    if opts.num_devices <= 1:
+def split_for(engine: str, opts: Options) -> str:
+    if opts.placement.num_devices <= 1:
         return "none"
-    return opts.split or ("layer" if engine == "llama.cpp" else "tensor")
+    return opts.placement.split or ("layer" if engine == "llama.cpp" else "tensor")
 
 
-def _memory_options(opts: SpeedOptions, n: int) -> MemoryOptions:
+def _memory_options(opts: Options, n: int) -> Options:
     """The inference on ``n`` devices as the memory estimate sees it: the model split over them."""
-    return MemoryOptions(weights=opts.weights, kv_cache=opts.kv_cache, context=opts.context, batch=opts.batch,
-                         group_size=opts.group_size, double_quant=opts.double_quant, bpw=opts.bpw, num_devices=n, tp=n,
-                         moe_offload=opts.moe_offload)
+    return Options(quantisation=opts.quantisation).replace(
+        context=opts.run.context, batch=opts.run.batch, num_devices=n, tp=n, moe_offload=opts.placement.moe_offload)
 
 
 def power_covers_package(device: dict) -> bool:
@@ -176,7 +122,7 @@ def energy_per_token(device: dict, n: int, tokens_per_s: float, price_usd_per_kw
             "usd_per_million_tokens": per["cost_per_million_tokens"], "electricity_usd_per_kwh": price_usd_per_kwh}
 
 
-def energy_notes(entries: list[dict], opts: SpeedOptions) -> list[Message]:
+def energy_notes(entries: list[dict], opts: Options) -> list[Message]:
     """What the energy figures of the results (device, baseline) rest on: the power figures, an upper bound
     (real draw at batch 1 is below TDP); which of them cover a whole package or system; and, without a price
     per kWh, why no electricity cost is shown."""
@@ -186,18 +132,18 @@ def energy_notes(entries: list[dict], opts: SpeedOptions) -> list[Message]:
     out = [Message("note.energy_tdp", {})]
     out += [Message("note.energy_package", {"device": e["name"], "watts": e["energy"]["watts_per_device"]})
             for e in found if e["energy"]["watts_scope"] == "package"]
-    if opts.electricity_usd_per_kwh is None:
+    if opts.cost.electricity_usd_per_kwh is None:
         out.append(Message("note.energy_no_price", {}))
     return out
 
 
-def speculation_bytes(model: ModelSpec, opts: SpeedOptions, draft: ModelSpec | None) -> float:
+def speculation_bytes(model: ModelSpec, opts: Options, draft: ModelSpec | None) -> float:
     """Bytes one device holds for the drafter: the draft model's weights, KV cache and workspace, or the weights of
     the model's MTP modules; 0 without speculation."""
-    n = opts.num_devices
-    if opts.workload != "decode" or opts.speculative == "none":
+    n = opts.placement.num_devices
+    if opts.run.workload != "decode" or opts.serving.speculative == "none":
         return 0.0
-    if opts.speculative == "draft":
+    if opts.serving.speculative == "draft":
         if draft is None:
             return 0.0
         per = _per_device(draft, _memory_options(opts, n), [])
@@ -206,19 +152,19 @@ def speculation_bytes(model: ModelSpec, opts: SpeedOptions, draft: ModelSpec | N
     return per["weights"] * speculative.mtp_params(model) / model.count_params()
 
 
-def fit_verdict(model: ModelSpec, opts: SpeedOptions, device: dict, engine: str, extra_bytes: float = 0.0,
+def fit_verdict(model: ModelSpec, opts: Options, device: dict, engine: str, extra_bytes: float = 0.0,
                 device_id: str | None = None) -> fit.Verdict:
-    """``fit.verdict`` for decode or prefill on ``opts.num_devices`` of ``device`` with ``engine``: the model split
+    """``fit.verdict`` for decode or prefill on ``opts.placement.num_devices`` of ``device`` with ``engine``: the model split
     over the devices, the reader's layers on the GPU and experts in system RAM, ``extra_bytes`` (a drafter) beside
     it; suggestions only when it does not fit."""
-    return fit.verdict(model, _memory_options(opts, opts.num_devices), device, device_id=device_id,
-                       gpu_layers=opts.gpu_layers, extra_bytes=extra_bytes, engine=engine, suggest_when_fits=False)
+    return fit.verdict(model, _memory_options(opts, opts.placement.num_devices), device, device_id=device_id,
+                       gpu_layers=opts.placement.gpu_layers, extra_bytes=extra_bytes, engine=engine, suggest_when_fits=False)
 
 
 MIN_CONTEXT_TIP = 512  # tokens: a shorter context is no configuration to run instead
 
 
-def fit_changes(verdict: fit.Verdict, opts: SpeedOptions) -> dict:
+def fit_changes(verdict: fit.Verdict, opts: Options) -> dict:
     """The verdict's suggestions as changes of the speed calculator's options, nearest first (``INSTEAD_ORDER``):
     experts to system RAM, layers on the GPU, the format with the most memory that fits, a shorter context, more
     devices. Empty when it fits."""
@@ -232,63 +178,63 @@ def fit_changes(verdict: fit.Verdict, opts: SpeedOptions) -> dict:
         changes["gpu_layers"] = tips["gpu_layers"]
     if tips["formats"]:
         changes["weights"] = tips["formats"][0]["weights"]
-    if tips["max_context"] is not None and MIN_CONTEXT_TIP <= tips["max_context"] < opts.context:
+    if tips["max_context"] is not None and MIN_CONTEXT_TIP <= tips["max_context"] < opts.run.context:
         changes["context"] = tips["max_context"]
-    if tips["num_devices"] and tips["num_devices"] > opts.num_devices:
+    if tips["num_devices"] and tips["num_devices"] > opts.placement.num_devices:
         changes["num_devices"] = tips["num_devices"]
     return {k: changes[k] for k in INSTEAD_ORDER if k in changes}
 
 
-def speculation(t: sm.Terms, model: ModelSpec, device: dict, case: sm.Case, opts: SpeedOptions,
+def speculation(t: sm.Terms, model: ModelSpec, device: dict, case: sm.Case, opts: Options,
                 draft: ModelSpec | None, plain_step_s: float) -> dict | None:
     """Decode with a drafter: tokens per run, the speed-up over plain decoding and its parts (None: no drafter)."""
-    if case.phase != "decode" or opts.speculative == "none" or (opts.speculative == "draft" and draft is None):
+    if case.phase != "decode" or opts.serving.speculative == "none" or (opts.serving.speculative == "draft" and draft is None):
         return None
-    drafted = opts.draft_tokens or speculative.default_drafted(opts.speculative, model)
-    acceptance = (opts.acceptance_percent / 100 if opts.acceptance_percent is not None
-                  else speculative.default_acceptance(opts.speculative, opts.task_type))
+    drafted = opts.serving.draft_tokens or speculative.default_drafted(opts.serving.speculative, model)
+    acceptance = (opts.serving.acceptance_percent / 100 if opts.serving.acceptance_percent is not None
+                  else speculative.default_acceptance(opts.serving.speculative, opts.serving.task_type))
     verify_case = replace(case, batch=case.batch * (drafted + 1))
     verify = sm.terms(model, device, verify_case)
     x = dict(verify.x)
     x["kv_mem"] = t.x["kv_mem"]  # k + 1 positions of one sequence read its KV cache once
     verify_s = sm.predict(replace(verify, x=x), fitted.PARAMS)["time_s"]
-    if opts.speculative == "draft":
+    if opts.serving.speculative == "draft":
         draft_s = sm.predict(sm.terms(draft, device, case), fitted.PARAMS)["time_s"]
     else:
         draft_s = plain_step_s * speculative.mtp_step_share(model)
     factor = speculative.speedup(acceptance, drafted, draft_s, verify_s, plain_step_s)
-    return {"method": opts.speculative, "draft_model": draft.id if draft is not None and opts.speculative == "draft"
-            else None, "draft_model_name": draft.name if draft is not None and opts.speculative == "draft" else None,
+    return {"method": opts.serving.speculative, "draft_model": draft.id if draft is not None and opts.serving.speculative == "draft"
+            else None, "draft_model_name": draft.name if draft is not None and opts.serving.speculative == "draft" else None,
             "draft_tokens": drafted, "acceptance": acceptance,
-            "acceptance_source": "reader" if opts.acceptance_percent is not None else "default",
-            "task_type": opts.task_type if opts.speculative == "draft" else None,
+            "acceptance_source": "reader" if opts.serving.acceptance_percent is not None else "default",
+            "task_type": opts.serving.task_type if opts.serving.speculative == "draft" else None,
             "tokens_per_run": speculative.tokens_per_run(acceptance, drafted), "speedup": factor,
             "draft_step_s": draft_s, "verify_step_s": verify_s, "plain_step_s": plain_step_s}
 
 
-def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: SpeedOptions, field: str,
+def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Options, field: str,
                       notes: list, prices: list | None = None, engine: str | None = None,
                       instead: bool = True, draft: ModelSpec | None = None) -> dict:
-    """The fitted speed model's result for decode or prefill on ``opts.num_devices`` of ``device``."""
+    """The fitted speed model's result for decode or prefill on ``opts.placement.num_devices`` of ``device``."""
     engine = engine or engine_for(device, opts)
     split = split_for(engine, opts)
-    n = opts.num_devices
-    host = opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
+    n = opts.placement.num_devices
+    host = opts.placement.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
     verdict = fit_verdict(model, opts, device, engine, speculation_bytes(model, opts, draft), device_id)
     moe = verdict["moe_offload"]
-    placement = sm.Placement(num_devices=n, split=split, gpu_layers=opts.gpu_layers, host_bandwidth_gb_s=host,
+    placement = sm.Placement(num_devices=n, split=split, gpu_layers=opts.placement.gpu_layers, host_bandwidth_gb_s=host,
                              expert_share=moe["share"] if moe else 0.0)
-    if opts.workload == "decode":
-        case = sm.Case("decode", opts.weights, opts.kv_cache, context=opts.context, batch=opts.batch, engine=engine,
-                       placement=placement, group_size=opts.group_size, double_quant=opts.double_quant, bpw=opts.bpw)
+    if opts.run.workload == "decode":
+        case = sm.Case("decode", opts.quantisation.weights, opts.quantisation.kv_cache, context=opts.run.context, batch=opts.run.batch, engine=engine,
+                       placement=placement, group_size=opts.quantisation.group_size, double_quant=opts.quantisation.double_quant, bpw=opts.quantisation.bpw)
     else:
-        case = sm.Case("prefill", opts.weights, opts.kv_cache, context=0, prompt=opts.context, batch=opts.batch,
-                       engine=engine, placement=placement, group_size=opts.group_size, double_quant=opts.double_quant,
-                       bpw=opts.bpw)
+        case = sm.Case("prefill", opts.quantisation.weights, opts.quantisation.kv_cache, context=0, prompt=opts.run.context, batch=opts.run.batch,
+                       engine=engine, placement=placement, group_size=opts.quantisation.group_size, double_quant=opts.quantisation.double_quant,
+                       bpw=opts.quantisation.bpw)
     t = sm.terms(model, device, case)
-    if t.peak_tflops is None and opts.workload == "prefill":
+    if t.peak_tflops is None and opts.run.workload == "prefill":
         raise ValidationError([error(field, "error.no_peak_prefill", device=dev.name(device))])
-    wanted = engines.compute_precisions(engine, device, opts.weights)[0]
+    wanted = engines.compute_precisions(engine, device, opts.quantisation.weights)[0]
     if t.precision is not None and t.precision != wanted:
         notes.append(Message("note.fallback", {"device": dev.name(device), "wanted": wanted, "used": t.precision}))
     if t.peak_tflops is None:
@@ -324,33 +270,33 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Spee
         "time_parts_s": parts,
         "bound": sm.bound(parts),
         "tokens_per_s": t.tokens / time,
-        "tokens_per_s_per_sequence": t.tokens / time / opts.batch,
+        "tokens_per_s_per_sequence": t.tokens / time / opts.run.batch,
         # Decode: one sequence's output speed in multiples of silent reading speed (defaults.reading_tokens_per_s).
-        "reading_speed_factor": (t.tokens / time / opts.batch / d.reading_tokens_per_s())
-        if opts.workload == "decode" else None,
+        "reading_speed_factor": (t.tokens / time / opts.run.batch / d.reading_tokens_per_s())
+        if opts.run.workload == "decode" else None,
         "attainable_tflops": t.flops / time / 1e12 / n,
         "engine": engine,
         "split": split,
         "device_class": t.device_class,
         "efficiencies": sm.efficiencies(t, fitted.PARAMS),
         "memory": verdict,
-        "accuracy": trust.accuracy_for(opts.workload, n, opts.batch, engine, t.device_class),
+        "accuracy": trust.accuracy_for(opts.run.workload, n, opts.run.batch, engine, t.device_class),
         "speculative": spec,
     }
     sold_in_sizes = bool(device["memory"].get("configurations"))
-    hourly = cost.hourly_cost(prices or [], dev.tdp_w(device), n, opts.price_per_hour, opts.purchase_usd,
-                              opts.amortisation_years, opts.electricity_usd_per_kwh,
+    hourly = cost.hourly_cost(prices or [], dev.tdp_w(device), n, opts.cost.price_per_hour, opts.cost.purchase_usd,
+                              opts.cost.amortisation_years, opts.cost.electricity_usd_per_kwh,
                               dev.capacity_bytes(device) / d.GIB if sold_in_sizes else None)
     if hourly:
         hourly["usd_per_million_tokens"] = cost.per_million_tokens(hourly["usd_per_hour"], out["tokens_per_s"])
     out["cost"] = hourly
-    out["energy"] = energy_per_token(device, n, out["tokens_per_s"], opts.electricity_usd_per_kwh)
+    out["energy"] = energy_per_token(device, n, out["tokens_per_s"], opts.cost.electricity_usd_per_kwh)
     if instead:
         out["memory"]["runs_instead"] = runs_instead(device_id, device, model, opts, engine, out["memory"], prices)
     return out
 
 
-def fit_notes(device_result: dict, opts: SpeedOptions) -> list[Message]:
+def fit_notes(device_result: dict, opts: Options) -> list[Message]:
     """The fit verdict first: fits with its margin, or the shortfall and what would fit."""
     verdict = device_result["memory"]
     out = []
@@ -375,19 +321,19 @@ def fit_notes(device_result: dict, opts: SpeedOptions) -> list[Message]:
     return out
 
 
-def moe_note(device_result: dict, opts: SpeedOptions) -> Message | None:
+def moe_note(device_result: dict, opts: Options) -> Message | None:
     """Where the reader's expert offload puts what: GPU and system RAM, and the host bandwidth read per token."""
     moe = device_result.get("memory", {}).get("moe_offload")
     if not moe:
         return None
     return Message("note.moe_offload", {"cpu_moe_layers": moe["cpu_moe_layers"], "moe_layers": moe["moe_layers"],
                                         "gpu_gib": moe["gpu_gib"], "ram_gib": moe["ram_gib"],
-                                        "host_gb_s": opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value})
+                                        "host_gb_s": opts.placement.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value})
 
 
-def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, field: str, notes: list) -> dict:
-    """The roofline result of ``work`` on ``opts.num_devices`` of ``device``."""
-    precision = opts.compute_precision if opts.workload != "kernel" or opts.precision else "bf16"
+def device_result(device_id: str, device: dict, work: Work, opts: Options, field: str, notes: list) -> dict:
+    """The roofline result of ``work`` on ``opts.placement.num_devices`` of ``device``."""
+    precision = opts.compute_precision if opts.run.workload != "kernel" or opts.run.precision else "bf16"
     peak = dev.peak(device, precision)
     if peak is None:
         raise ValidationError([error(field, "error.no_peak", device=dev.name(device), precision=precision)])
@@ -402,7 +348,7 @@ def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, 
                 {"device": dev.name(device), "precision": peak.precision, "sparse": peak.from_sparse, "dense": peak.tflops},
             )
         )
-    n = opts.num_devices
+    n = opts.placement.num_devices
     bandwidth_gb_s = dev.bandwidth_bytes_s(device) / d.GB
     line = roofline.roofline_time(work.flops, work.bytes, peak.tflops * n, bandwidth_gb_s * n,
                                   opts.efficiency("compute"), opts.efficiency("memory"))
@@ -419,12 +365,12 @@ def device_result(device_id: str, device: dict, work: Work, opts: SpeedOptions, 
         "tokens_per_s": (work.tokens / time) if work.tokens else None,
         "attainable_tflops": work.flops / time / 1e12 / n,
     }
-    if opts.workload == "training":
+    if opts.run.workload == "training":
         hours = time * n / 3600
         tdp = dev.tdp_w(device)
         out["device_hours"] = hours
         out["energy_kwh"] = energy_kwh(tdp, hours) if tdp else None
-        out["cost_usd"] = hours * opts.price_per_hour if opts.price_per_hour is not None else None
+        out["cost_usd"] = hours * opts.cost.price_per_hour if opts.cost.price_per_hour is not None else None
     return out
 
 
@@ -457,14 +403,14 @@ class Sentences(Message):
 INSTEAD_ORDER = ("moe_offload", "gpu_layers", "weights", "context", "num_devices")
 
 
-def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: SpeedOptions, engine: str, verdict: dict,
+def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: Options, engine: str, verdict: dict,
                  prices: list | None = None) -> dict | None:
     """The nearest configuration that runs when this one does not fit (``verdict`` from ``fit_verdict``), with
     its speed: the reader's own model and format with the layers that do not fit in system memory (llama.cpp,
     a device with its own memory), else the format with the most bits that fits, else a shorter context, else
     more devices. None when it fits or nothing the verdict suggests runs."""
     for change, value in fit_changes(verdict, opts).items():  # the nearest first
-        alt = replace(opts, **{change: value})
+        alt = opts.replace(**{change: value})
         r = llm_device_result(device_id, device, model, alt, "device", [], prices, engine=engine, instead=False)
         out = {"change": change, change: value, "time_s": r["time_s"], "tokens_per_s": r["tokens_per_s"],
                "tokens_per_s_per_sequence": r["tokens_per_s_per_sequence"], "bound": r["bound"],
@@ -474,7 +420,7 @@ def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: SpeedOpti
         if change == "moe_offload":
             moe = r["memory"]["moe_offload"]
             out.update({k: moe[k] for k in ("cpu_moe_layers", "moe_layers", "gpu_gib", "ram_gib")})
-            out["host_gb_s"] = opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
+            out["host_gb_s"] = opts.placement.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
         return out
     return None
 
@@ -523,7 +469,7 @@ def fit_reason(dev_result: dict, base_result: dict | None, workload: str) -> Sen
 
 def estimate_speed(
     model: ModelSpec | None,
-    opts: SpeedOptions,
+    opts: Options,
     device_id: str,
     device: dict,
     baseline_id: str | None = None,
@@ -532,59 +478,60 @@ def estimate_speed(
     draft: ModelSpec | None = None,
 ) -> tuple[dict, list, Message | None]:
     """The speed result dict, its notes and the comparison reason (None without a baseline); ``draft``: the draft
-    model of ``opts.speculative == "draft"``."""
+    model of ``opts.serving.speculative == "draft"``."""
     notes: list[Message] = []
     work = workload(model, opts)
-    if model is not None and opts.workload in ("decode", "prefill") and not opts.roofline_only:
+    if model is not None and opts.run.workload in ("decode", "prefill") and not opts.roofline_only:
         prices = prices or {}
         dev_result = llm_device_result(device_id, device, model, opts, "device", notes,
                                        prices.get(dev.plain_id(device_id)), draft=draft)
         # A comparison runs both on the same software: the engine given, else the device's default.
         # The baseline's prices are its own: a price typed for the device is not applied to it.
-        base_opts = replace(opts, price_per_hour=opts.baseline_price_per_hour, purchase_usd=opts.baseline_purchase_usd)
+        base_opts = opts.replace(price_per_hour=opts.cost.baseline_price_per_hour,
+                                 purchase_usd=opts.cost.baseline_purchase_usd)
         base_result = (llm_device_result(baseline_id, baseline, model, base_opts, "baseline", notes,
                                          prices.get(dev.plain_id(baseline_id)), engine=dev_result["engine"], draft=draft)
                        if baseline else None)
-        work = Work(work.flops, work.bytes, work.tokens if opts.workload == "prefill" else opts.batch)
+        work = Work(work.flops, work.bytes, work.tokens if opts.run.workload == "prefill" else opts.run.batch)
     else:
         dev_result = device_result(device_id, device, work, opts, "device", notes)
         base_result = device_result(baseline_id, baseline, work, opts, "baseline", notes) if baseline else None
     why = reason(dev_result, base_result) if base_result else None
-    does_not_fit = fit_reason(dev_result, base_result, opts.workload) if "memory" in dev_result else None
-    if model is not None and opts.precision is None and d.WEIGHT_FORMATS[opts.weights].kind in ("int4", "nf4", "gguf", "exl", "mlx"):
-        notes.append(Message("note.weight_only", {"weights": opts.weights, "precision": opts.compute_precision}))
-    if model is not None and model.is_moe and opts.workload in ("decode", "prefill"):
+    does_not_fit = fit_reason(dev_result, base_result, opts.run.workload) if "memory" in dev_result else None
+    if model is not None and opts.run.precision is None and d.WEIGHT_FORMATS[opts.quantisation.weights].kind in ("int4", "nf4", "gguf", "exl", "mlx"):
+        notes.append(Message("note.weight_only", {"weights": opts.quantisation.weights, "precision": opts.compute_precision}))
+    if model is not None and model.is_moe and opts.run.workload in ("decode", "prefill"):
         notes.append(Message("note.moe_touched", {"active_b": model.active / 1e9, "total_b": model.params / 1e9}))
     if model is not None and "memory" in dev_result:
         placed = moe_note(dev_result, opts)
         if placed is not None:
             notes.append(placed)
-    if opts.moe_offload and model is not None and not model.is_moe and opts.workload in ("decode", "prefill"):
+    if opts.placement.moe_offload and model is not None and not model.is_moe and opts.run.workload in ("decode", "prefill"):
         notes.append(Message("note.moe_offload_dense", {"model": model.name}))
     notes.extend(energy_notes([dev_result, base_result], opts))
-    if opts.workload == "training":
-        per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
+    if opts.run.workload == "training":
+        per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.training.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
         notes.append(Message("note.training_compute_bound", {"flops_per_token": per_token.value}))
-    if opts.num_devices > 1 and "split" not in dev_result:
-        notes.append(Message("note.multi_device", {"num_devices": opts.num_devices}))
-    if opts.num_devices > 1 and "split" in dev_result:
-        notes.append(Message(f"note.split_{dev_result['split']}", {"num_devices": opts.num_devices}))
-    if opts.gpu_layers is not None and model is not None and opts.gpu_layers < model.layers \
-            and opts.workload in ("decode", "prefill"):
-        notes.append(Message("note.offload", {"gpu_layers": opts.gpu_layers, "layers": model.layers,
-                                              "host_gb_s": opts.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value}))
-    if model is not None and model.max_context and opts.context > model.max_context and opts.workload != "training":
-        notes.append(Message("note.context_exceeds", {"context": opts.context, "max_context": model.max_context}))
+    if opts.placement.num_devices > 1 and "split" not in dev_result:
+        notes.append(Message("note.multi_device", {"num_devices": opts.placement.num_devices}))
+    if opts.placement.num_devices > 1 and "split" in dev_result:
+        notes.append(Message(f"note.split_{dev_result['split']}", {"num_devices": opts.placement.num_devices}))
+    if opts.placement.gpu_layers is not None and model is not None and opts.placement.gpu_layers < model.layers \
+            and opts.run.workload in ("decode", "prefill"):
+        notes.append(Message("note.offload", {"gpu_layers": opts.placement.gpu_layers, "layers": model.layers,
+                                              "host_gb_s": opts.placement.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value}))
+    if model is not None and model.max_context and opts.run.context > model.max_context and opts.run.workload != "training":
+        notes.append(Message("note.context_exceeds", {"context": opts.run.context, "max_context": model.max_context}))
     result = {
-        "workload": opts.workload,
+        "workload": opts.run.workload,
         "model": model.id if model else None,
         "model_name": model.name if model else None,
-        "weights": opts.weights if model else None,
-        "precision": opts.compute_precision if model or opts.precision else "bf16",
-        "kv_cache": opts.kv_cache,
-        "context": opts.context,
-        "batch": opts.batch,
-        "num_devices": opts.num_devices,
+        "weights": opts.quantisation.weights if model else None,
+        "precision": opts.compute_precision if model or opts.run.precision else "bf16",
+        "kv_cache": opts.quantisation.kv_cache,
+        "context": opts.run.context,
+        "batch": opts.run.batch,
+        "num_devices": opts.placement.num_devices,
         "flops": work.flops,
         "bytes": work.bytes,
         "tokens": work.tokens,
@@ -596,8 +543,8 @@ def estimate_speed(
         "speedup": (base_result["time_s"] / dev_result["time_s"]) if base_result else None,
         "engine": dev_result.get("engine"),
         "split": dev_result.get("split"),
-        "gpu_layers": opts.gpu_layers,
-        "moe_offload": opts.moe_offload,
+        "gpu_layers": opts.placement.gpu_layers,
+        "moe_offload": opts.placement.moe_offload,
     }
     if dev_result.get("memory"):
         first = fit_notes(dev_result, opts)
