@@ -205,6 +205,9 @@ BANNED: dict[str, tuple[re.Pattern, str]] = {
     "generierung": (re.compile(r"\b(?:Text|Token)?[Gg]enerierung\b"), "„Tokenerzeugung“ („Bildgenerierung“ bleibt)"),
     # The phase is "Tokenerzeugung" on the pages; "Decode" names it only in calculators and charts.
     "decode_geschwindigkeit": (re.compile(r"\bDecode-Geschwindigkeit\w*"), "„Tempo der Tokenerzeugung“"),
+    # One term for the regime the roofline calls memory-bound: "speichergebunden" (as "rechengebunden").
+    "bandbreitengebunden": (re.compile(r"\b(?:[Bb]andbreiten(?:gebunden|begrenzt|limitiert)|[Ss]peicherbegrenzt)\w*"),
+                            "„speichergebunden“ (wie „rechengebunden“)"),
     # Serving load is counted in requests: "concurrency" is not "Nebenläufigkeit" (a property of programs).
     "nebenlaeufigkeit": (re.compile(r"\bNebenläufigkeit\w*"), "„Zahl gleichzeitiger Anfragen“"),
     # Calques of English idioms: "data in motion", "a sea of LUTs".
