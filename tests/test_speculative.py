@@ -12,7 +12,7 @@ import pytest
 from atlas.core import l10n
 from atlas.core.calculators import speculative
 from atlas.core.calculators.models import ModelSpec
-from tests.calculators_support import catalog, errors, rendered, result
+from calculators_support import catalog, errors, rendered, result
 
 MTP = {"model": "deepseek-v3", "weights": "fp8", "device": "h200-sxm", "num_devices": 8, "engine": "vllm"}
 DRAFT = {"model": "llama-3.1-70b", "weights": "q4_k_m", "device": "rtx-4090", "num_devices": 2,
