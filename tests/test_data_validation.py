@@ -148,6 +148,7 @@ def test_calculators_refuse_a_device_without_memory(command, role, lang, words):
     assert answer["ok"] is False
     [refusal] = answer["errors"]
     assert refusal["key"] == "error.device_without_memory"
+    assert refusal["field"] == role  # shown at the field that chose it
     assert refusal["message"].startswith(f"Hailo-8 {words}")
     assert not re.search(r"\b(?:None|nan|NaN|inf)\b|Traceback|\{device\}", refusal["message"])
 

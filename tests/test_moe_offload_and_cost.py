@@ -232,3 +232,24 @@ def test_the_headline_names_every_device_the_model_is_split_over(lang, headline)
     assert two["result"]["num_devices"] == 2 and headline in two["summary"]
     one = view("speed", {"model": "llama-3.1-8b", "weights": "q4_k_m", "device": "rtx-4090"}, lang)
     assert "× RTX 4090" not in one["summary"].split(".")[0]
+
+
+@pytest.mark.parametrize("lang, sentence", [
+    ("en", "2 × RTX 4090 is {factor}× slower than 2 × A100 SXM 80GB."),
+    ("de", "2 × RTX 4090 ist {factor}× langsamer als 2 × A100 SXM 80GB."),
+])
+def test_the_comparison_names_the_device_count_of_both(lang, sentence, capsys):
+    """Two of each: the comparison sentence (page and command line) says so, as the headline does."""
+    from atlas import cli
+    from atlas.core import l10n
+
+    params = {"model": "llama-3.1-70b", "weights": "q4_k_m", "device": "rtx-4090", "baseline": "a100-sxm-80gb",
+              "num_devices": 2}
+    two = view("speed", params, lang)
+    factor = l10n.format_number(two["result"]["comparison"]["factor"], lang, 2)
+    assert two["result"]["comparison"]["direction"] == "slower"
+    assert sentence.format(factor=factor) in two["summary"]
+    assert cli.main(["speed", "--lang", lang] + [f"--{k.replace('_', '-')}={v}" for k, v in params.items()]) == 0
+    assert sentence.format(factor=factor) in capsys.readouterr().out
+    one = view("speed", {**params, "num_devices": 1}, lang)
+    assert "2 × " not in one["summary"]

@@ -232,7 +232,10 @@ def speed_table(result: dict, lang: str) -> str:
         compare = result["comparison"]
         key = f"compare.if_fit_{compare['direction']}" if compare.get("both_fit") is False else \
             f"cli.compare_{compare['direction']}"
-        names = {"device": result["device"]["name"], "baseline": result["baseline"]["name"]}
+        count = result.get("num_devices") or 1  # the baseline runs on as many devices as the device
+        names = {role: result[role]["name"] if count <= 1 else
+                 t("cli.device_count", count=l10n.format_number(count, lang, 0), name=result[role]["name"])
+                 for role in ("device", "baseline")}
         line = t(key, **names, factor=l10n.format_number(compare["factor"], lang, 2))
         engine, base_engine = result["device"].get("engine"), result["baseline"].get("engine")
         if engine and base_engine:  # the engine assumed on each device

@@ -50,13 +50,13 @@ def has_own_memory(device: dict) -> bool:
     return str(device.get("memory", {}).get("type", "")).lower() != NO_MEMORY
 
 
-def require_own_memory(device: dict) -> None:
+def require_own_memory(device: dict, field: str = "device") -> None:
     """Refuse a device without memory of its own: no language-model estimate is meaningful for it.
 
-    Raises ``ValidationError`` on the device field, so every front end shows the localized message
-    (``error.device_without_memory``) instead of a number."""
+    Raises ``ValidationError`` on ``field`` (``device``, or ``baseline`` for the speed calculator's baseline), so
+    every front end shows the localized message (``error.device_without_memory``) at the field that chose it."""
     if not has_own_memory(device):
-        raise ValidationError([error("device", "error.device_without_memory", device=name(device))])
+        raise ValidationError([error(field, "error.device_without_memory", device=name(device))])
 
 
 def configurations(device: dict) -> list[dict]:

@@ -216,6 +216,7 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Opti
                       notes: list, prices: list | None = None, engine: str | None = None,
                       instead: bool = True, draft: ModelSpec | None = None) -> dict:
     """The fitted speed model's result for decode or prefill on ``opts.placement.num_devices`` of ``device``."""
+    dev.require_own_memory(device, field)  # refused at the field that chose it (device or baseline)
     engine = engine or engine_for(device, opts)
     split = split_for(engine, opts)
     n = opts.placement.num_devices
@@ -333,6 +334,7 @@ def moe_note(device_result: dict, opts: Options) -> Message | None:
 
 def device_result(device_id: str, device: dict, work: Work, opts: Options, field: str, notes: list) -> dict:
     """The roofline result of ``work`` on ``opts.placement.num_devices`` of ``device``."""
+    dev.require_own_memory(device, field)
     precision = opts.compute_precision if opts.run.workload != "kernel" or opts.run.precision else "bf16"
     peak = dev.peak(device, precision)
     if peak is None:

@@ -438,7 +438,8 @@ def _with_bound(answer_template: str, lang: str) -> str:
 
 
 def speed_comparison(result: dict, lang: str) -> Sentence | None:
-    """"X is 2.04× faster/slower than Y": the factor always at least 1, the direction in words."""
+    """"X is 2.04× faster/slower than Y": the factor always at least 1, the direction in words; "2 × X" and
+    "2 × Y" when the model is split over several of each (the baseline runs on as many devices as the device)."""
     if result["speedup"] is None:
         return None
     compare = result.get("comparison") or {"direction": "faster" if result["speedup"] >= 1 else "slower",
@@ -452,7 +453,8 @@ def speed_comparison(result: dict, lang: str) -> Sentence | None:
     engine, base_engine = result["device"].get("engine"), result["baseline"].get("engine")
     if engine and base_engine:  # which software each ran on: the engine alone can move the factor by 2×
         template += " " + (_t(lang, "compare.engine_same") if engine == base_engine else _t(lang, "compare.engines"))
-    return Sentence(template, device=result["device"]["name"], baseline=result["baseline"]["name"],
+    return Sentence(template, device=_devices_name(result, result["device"], lang),
+                    baseline=_devices_name(result, result["baseline"], lang),
                     factor=("speedup", result["speedup"], shown),
                     engine=_t(lang, f"engine.{engine}") if engine else "",
                     baseline_engine=_t(lang, f"engine.{base_engine}") if base_engine else "")
