@@ -145,7 +145,8 @@ def run_fit(values: dict, catalog: Catalog, lang: str) -> dict:
     opts = options(values, weights=values["weights"] or default_of("weights"), num_devices=n)
     model = resolve_model(values, catalog)
     result = {"device": device_id, "name": dev.name(device), "num_devices": n,
-              "weights": values["weights"], "kv_cache": opts.quantisation.kv_cache, "context": opts.run.context, "batch": opts.run.batch,
+              "weights": values["weights"], "kv_cache": opts.quantisation.kv_cache, "context": opts.run.context,
+              "batch": opts.run.batch,
               "model": model.id if model else None, "model_name": model.name if model else None,
               "formats": None, "max_context": None, "max_batch": None, "presets": None}
     if model is None:

@@ -247,16 +247,17 @@ def _devices_needed(model: ModelSpec, opts: Options, device: dict, gpu_layers: i
 def _formats(model: ModelSpec, opts: Options, device: dict, gpu_layers: int | None, extra_bytes: float,
              usable: float, fits_here: bool) -> list[FormatTip]:
     """Fits here: the formats with more memory that fit too; else the ones with the most memory that fit."""
+    quant = opts.quantisation
     rows = []
     for name in d.WEIGHT_FORMATS:
         need = need_bytes(model, _with(opts, weights=name), device, gpu_layers) + extra_bytes
-        size = weight_bytes(model, name, opts.quantisation.group_size, opts.quantisation.double_quant, opts.quantisation.bpw)
+        size = weight_bytes(model, name, quant.group_size, quant.double_quant, quant.bpw)
         rows.append((-size, name, need))
     rows.sort()
-    current = next(-size for size, name, _ in rows if name == opts.quantisation.weights)
+    current = next(-size for size, name, _ in rows if name == quant.weights)
     out, seen = [], set()
     for size, name, need in rows:
-        wanted = need <= usable and name != opts.quantisation.weights and (-size > current or not fits_here)
+        wanted = need <= usable and name != quant.weights and (-size > current or not fits_here)
         if wanted and round(need / d.GIB, 2) not in seen:  # bf16 and fp16 take the same memory: name the first only
             seen.add(round(need / d.GIB, 2))
             out.append({"weights": name, "per_device_gib": need / d.GIB, "headroom_gib": (usable - need) / d.GIB})

@@ -420,7 +420,8 @@ def _per_device(model: ModelSpec, opts: Options, notes: list) -> dict:
 
     if opts.trains:
         kv = 0.0
-        activations = training_activation_bytes(model, opts.run.context, opts.run.batch, tp, opts.training.gradient_checkpointing)
+        activations = training_activation_bytes(model, opts.run.context, opts.run.batch, tp,
+                                                opts.training.gradient_checkpointing)
     else:
         split = _kv_split(model, tp, notes)
         by_kind = kv_cache_by_kind(model, opts.quantisation.kv_cache, opts.run.context, opts.run.batch)
@@ -439,9 +440,10 @@ def _per_device(model: ModelSpec, opts: Options, notes: list) -> dict:
 
 def _weights(model: ModelSpec, opts: Options) -> float:
     """``weight_bytes`` for these options, looked up at call time (callers may substitute a file's exact bytes)."""
-    if opts.quantisation.bpw is None:
-        return weight_bytes(model, opts.quantisation.weights, opts.quantisation.group_size, opts.quantisation.double_quant)
-    return weight_bytes(model, opts.quantisation.weights, opts.quantisation.group_size, opts.quantisation.double_quant, opts.quantisation.bpw)
+    quant = opts.quantisation
+    if quant.bpw is None:
+        return weight_bytes(model, quant.weights, quant.group_size, quant.double_quant)
+    return weight_bytes(model, quant.weights, quant.group_size, quant.double_quant, quant.bpw)
 
 
 def _gib(values: dict) -> dict:
@@ -546,7 +548,8 @@ def expert_offload(model: ModelSpec, opts: Options, usable: float, mode: str = "
 
 def _groups_gib(model: ModelSpec, opts: Options) -> dict:
     """Weights per tensor group in billions of parameters, bits and GiB, adding up to the weights estimate."""
-    groups = weight_groups(model, opts.quantisation.weights, opts.quantisation.group_size, opts.quantisation.double_quant, opts.quantisation.bpw)
+    quant = opts.quantisation
+    groups = weight_groups(model, quant.weights, quant.group_size, quant.double_quant, quant.bpw)
     total = sum(v["bytes"] for v in groups.values())
     scale = _weights(model, opts) / total if total else 1.0
     return {g: {"params_b": v["params"] / 1e9, "bits": v["bits"] * scale, "gib": v["bytes"] * scale / d.GIB}
@@ -555,21 +558,22 @@ def _groups_gib(model: ModelSpec, opts: Options) -> dict:
 
 def estimate_memory(model: ModelSpec, opts: Options, device_list: dict) -> tuple[dict, list]:
     """The memory estimate as a result dict (sizes in GiB) and its notes (``Message``s)."""
+    quant = opts.quantisation
     notes: list[Message] = []
     per_device = _per_device(model, opts, notes)
     breakdown = _gib({k: per_device[k] * opts.placement.num_devices for k in BREAKDOWN_KEYS})
     per_device_gib = _gib({k: per_device[k] for k in BREAKDOWN_KEYS})
 
-    fmt = d.WEIGHT_FORMATS[opts.quantisation.weights]
-    bits = bits_per_weight(opts.quantisation.weights, opts.quantisation.group_size, opts.quantisation.double_quant, model, opts.quantisation.bpw)
+    fmt = d.WEIGHT_FORMATS[quant.weights]
+    bits = bits_per_weight(quant.weights, quant.group_size, quant.double_quant, model, quant.bpw)
     if fmt.keeps_embeddings_16bit and not (fmt.scope == "experts" and model.is_moe):
-        notes.append(Message("note.embeddings_16bit", {"weights": opts.quantisation.weights}))
+        notes.append(Message("note.embeddings_16bit", {"weights": quant.weights}))
     if fmt.scope == "experts" and model.is_moe:
-        notes.append(Message("note.experts_only", {"weights": opts.quantisation.weights, "bits": fmt.bits}))
+        notes.append(Message("note.experts_only", {"weights": quant.weights, "bits": fmt.bits}))
     if fmt.kind == "gguf":
-        notes.append(Message("note.gguf_average", {"weights": opts.quantisation.weights, "bits": bits}))
+        notes.append(Message("note.gguf_average", {"weights": quant.weights, "bits": bits}))
     if fmt.head_bits:
-        notes.append(Message("note.head_bits", {"weights": opts.quantisation.weights, "bits": _exl_bpw(opts.quantisation.bpw),
+        notes.append(Message("note.head_bits", {"weights": quant.weights, "bits": _exl_bpw(quant.bpw),
                                                 "head_bits": fmt.head_bits}))
     if model.is_moe:
         notes.append(Message("note.moe_all_experts", {"total_b": model.params / 1e9, "active_b": model.active / 1e9}))
@@ -591,7 +595,8 @@ def estimate_memory(model: ModelSpec, opts: Options, device_list: dict) -> tuple
         key = "note.activations_checkpointed" if opts.training.gradient_checkpointing else "note.activations_formula"
         notes.append(Message(key, {}))
         if opts.training.mode in ("lora", "qlora"):
-            notes.append(Message("note.lora_params", {"rank": opts.training.lora_rank, "params_m": trainable_params(model, opts) / 1e6}))
+            notes.append(Message("note.lora_params", {"rank": opts.training.lora_rank,
+                                                      "params_m": trainable_params(model, opts) / 1e6}))
     notes.append(Message("note.overhead", {"gib": opts.placement.overhead_gib}))
     notes.append(Message("note.fits_rule", {}))
     fit_list = fits(model, opts, device_list)
@@ -599,17 +604,17 @@ def estimate_memory(model: ModelSpec, opts: Options, device_list: dict) -> tuple
     if shared:
         notes.append(Message("note.gpu_share", {"devices": shared}))
 
-    kv_kinds = kv_cache_by_kind(model, opts.quantisation.kv_cache, opts.run.context, opts.run.batch) if not opts.trains else None
+    kv_kinds = kv_cache_by_kind(model, quant.kv_cache, opts.run.context, opts.run.batch) if not opts.trains else None
     result = {
         "model": model.id,
         "model_name": model.name,
         "params_b": model.params / 1e9,
         "active_params_b": model.active / 1e9,
         "mode": opts.training.mode,
-        "weights": opts.quantisation.weights,
+        "weights": quant.weights,
         "bits_per_weight": bits,
         "average_bits_per_weight": _weights(model, opts) * 8 / model.params,
-        "kv_cache": opts.quantisation.kv_cache,
+        "kv_cache": quant.kv_cache,
         "context": opts.run.context,
         "batch": opts.run.batch,
         "num_devices": opts.placement.num_devices,
@@ -677,7 +682,8 @@ def max_context(model: ModelSpec, opts: Options, device_id: str, device: dict, n
                     1, limit)
     out = _device_entry(device_id, device, num_devices)
     out.update({
-        "model": model.id, "weights": opts.quantisation.weights, "kv_cache": opts.quantisation.kv_cache, "batch": opts.run.batch,
+        "model": model.id, "weights": opts.quantisation.weights, "kv_cache": opts.quantisation.kv_cache,
+        "batch": opts.run.batch,
         "context": best, "model_max_context": model.max_context,
         "limited_by": None if best is None else "model" if best == limit and model.max_context else "memory",
         "per_device_gib": (_per_device_need(model, opts.replace(context=best), device,
@@ -689,12 +695,13 @@ def max_context(model: ModelSpec, opts: Options, device_id: str, device: dict, n
 def max_batch(model: ModelSpec, opts: Options, device_id: str, device: dict, num_devices: int = 1) -> dict:
     """How many concurrent sequences of ``opts.run.context`` tokens fit beside the weights on ``num_devices`` of
     ``device`` (0 when not even one does)."""
+    quant = opts.quantisation
     best = _largest(lambda b: _fits(model, opts.replace(batch=b), device, num_devices),
                     1, MAX_BATCH_SEARCH)
     out = _device_entry(device_id, device, num_devices)
-    seq = kv_cache_bytes(model, opts.quantisation.kv_cache, opts.run.context, 1)
+    seq = kv_cache_bytes(model, quant.kv_cache, opts.run.context, 1)
     out.update({
-        "model": model.id, "weights": opts.quantisation.weights, "kv_cache": opts.quantisation.kv_cache, "context": opts.run.context,
+        "model": model.id, "weights": quant.weights, "kv_cache": quant.kv_cache, "context": opts.run.context,
         "batch": best or 0, "kv_cache_per_sequence_gib": seq / d.GIB,
         "per_device_gib": (_per_device_need(model, opts.replace(batch=best), device,
                                             num_devices) / d.GIB) if best else None,
@@ -707,20 +714,20 @@ def formats_that_fit(model: ModelSpec, opts: Options, device_id: str, device: di
     """Memory per weight format for this model, context and batch, and whether it fits; most bits first."""
     usable = dev.usable_bytes(device)
     rows = []
+    quant = opts.quantisation  # group size, double quantisation and EXL bits stay as given; the format varies
     for name in d.WEIGHT_FORMATS:
-        o = opts.replace(weights=name)
-        need = _per_device_need(model, o, device, num_devices)
+        need = _per_device_need(model, opts.replace(weights=name), device, num_devices)
         rows.append({
             "weights": name,
-            "bits_per_weight": bits_per_weight(name, o.quantisation.group_size, o.quantisation.double_quant, model, o.quantisation.bpw),
-            "weights_gib": weight_bytes(model, name, o.quantisation.group_size, o.quantisation.double_quant, o.quantisation.bpw) / d.GIB,
+            "bits_per_weight": bits_per_weight(name, quant.group_size, quant.double_quant, model, quant.bpw),
+            "weights_gib": weight_bytes(model, name, quant.group_size, quant.double_quant, quant.bpw) / d.GIB,
             "per_device_gib": need / d.GIB,
             "fits": need <= usable,
             "headroom_gib": (usable - need) / d.GIB,
         })
     rows.sort(key=lambda r: (-r["weights_gib"], r["weights"]))
     out = _device_entry(device_id, device, num_devices)
-    out.update({"model": model.id, "kv_cache": opts.quantisation.kv_cache, "context": opts.run.context, "batch": opts.run.batch,
+    out.update({"model": model.id, "kv_cache": quant.kv_cache, "context": opts.run.context, "batch": opts.run.batch,
                 "formats": rows})
     return out
 
@@ -728,14 +735,15 @@ def formats_that_fit(model: ModelSpec, opts: Options, device_id: str, device: di
 def presets_that_fit(models: dict, opts: Options, device_id: str, device: dict, num_devices: int = 1) -> dict:
     """For each preset (``{id: preset dict}``): memory per device in ``opts.quantisation.weights`` at ``opts.run.context``,
     whether it fits, and the format with the most bits per weight that fits."""
+    quant = opts.quantisation
     usable = dev.usable_bytes(device)
     rows = []
     for model_id in sorted(models):
         model = ModelSpec.from_preset(model_id, models[model_id])
         need = _per_device_need(model, opts, device, num_devices)
         best = None
-        for name in sorted(d.WEIGHT_FORMATS, key=lambda f: -weight_bytes(model, f, opts.quantisation.group_size,
-                                                                          opts.quantisation.double_quant, opts.quantisation.bpw)):
+        for name in sorted(d.WEIGHT_FORMATS, key=lambda f: -weight_bytes(model, f, quant.group_size,
+                                                                          quant.double_quant, quant.bpw)):
             if _fits(model, opts.replace(weights=name), device, num_devices):
                 best = name
                 break
@@ -743,7 +751,7 @@ def presets_that_fit(models: dict, opts: Options, device_id: str, device: dict, 
                      "per_device_gib": need / d.GIB, "fits": need <= usable, "best_format": best})
     rows.sort(key=lambda r: (not r["fits"], r["per_device_gib"], r["model"]))
     out = _device_entry(device_id, device, num_devices)
-    out.update({"weights": opts.quantisation.weights, "kv_cache": opts.quantisation.kv_cache, "context": opts.run.context, "batch": opts.run.batch,
+    out.update({"weights": quant.weights, "kv_cache": quant.kv_cache, "context": opts.run.context, "batch": opts.run.batch,
                 "presets": rows})
     return out
 

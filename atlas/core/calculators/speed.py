@@ -57,20 +57,21 @@ class Work:
 
 def workload(model: ModelSpec | None, opts: Options) -> Work:
     """FLOPs, bytes and tokens of one unit of ``opts.run.workload``."""
+    quant = opts.quantisation
     if opts.run.workload == "kernel":
         return Work(opts.run.flops or 0.0, opts.run.bytes or 0.0, None)
     assert model is not None
-    all_weights = weight_bytes(model, opts.quantisation.weights, opts.quantisation.group_size, opts.quantisation.double_quant, opts.quantisation.bpw)
+    all_weights = weight_bytes(model, quant.weights, quant.group_size, quant.double_quant, quant.bpw)
     attention = 4 * model.heads * model.head_dim  # QK^T and AV: 2 FLOPs per multiply-add, twice
     if opts.run.workload == "decode":
         touched = model.params_touched(opts.run.batch) / model.params
-        read = all_weights * touched + kv_cache_bytes(model, opts.quantisation.kv_cache, opts.run.context, opts.run.batch)
+        read = all_weights * touched + kv_cache_bytes(model, quant.kv_cache, opts.run.context, opts.run.batch)
         flops = opts.run.batch * (2 * model.active + attention * model.attention_span(opts.run.context))
         return Work(flops, read, opts.run.batch)
     if opts.run.workload == "prefill":
         tokens = opts.run.context * opts.run.batch
         touched = model.params_touched(tokens) / model.params
-        moved = all_weights * touched + kv_cache_bytes(model, opts.quantisation.kv_cache, opts.run.context, opts.run.batch)
+        moved = all_weights * touched + kv_cache_bytes(model, quant.kv_cache, opts.run.context, opts.run.batch)
         flops = 2 * model.active * tokens + opts.run.batch * attention * model.attention_pairs(opts.run.context)
         return Work(flops, moved, tokens)
     per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.training.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
@@ -188,26 +189,28 @@ def fit_changes(verdict: fit.Verdict, opts: Options) -> dict:
 def speculation(t: sm.Terms, model: ModelSpec, device: dict, case: sm.Case, opts: Options,
                 draft: ModelSpec | None, plain_step_s: float) -> dict | None:
     """Decode with a drafter: tokens per run, the speed-up over plain decoding and its parts (None: no drafter)."""
-    if case.phase != "decode" or opts.serving.speculative == "none" or (opts.serving.speculative == "draft" and draft is None):
+    serving = opts.serving
+    if case.phase != "decode" or serving.speculative == "none" or (serving.speculative == "draft" and draft is None):
         return None
-    drafted = opts.serving.draft_tokens or speculative.default_drafted(opts.serving.speculative, model)
-    acceptance = (opts.serving.acceptance_percent / 100 if opts.serving.acceptance_percent is not None
-                  else speculative.default_acceptance(opts.serving.speculative, opts.serving.task_type))
+    drafted = serving.draft_tokens or speculative.default_drafted(serving.speculative, model)
+    acceptance = (serving.acceptance_percent / 100 if serving.acceptance_percent is not None
+                  else speculative.default_acceptance(serving.speculative, serving.task_type))
     verify_case = replace(case, batch=case.batch * (drafted + 1))
     verify = sm.terms(model, device, verify_case)
     x = dict(verify.x)
     x["kv_mem"] = t.x["kv_mem"]  # k + 1 positions of one sequence read its KV cache once
     verify_s = sm.predict(replace(verify, x=x), fitted.PARAMS)["time_s"]
-    if opts.serving.speculative == "draft":
+    if serving.speculative == "draft":
         draft_s = sm.predict(sm.terms(draft, device, case), fitted.PARAMS)["time_s"]
     else:
         draft_s = plain_step_s * speculative.mtp_step_share(model)
     factor = speculative.speedup(acceptance, drafted, draft_s, verify_s, plain_step_s)
-    return {"method": opts.serving.speculative, "draft_model": draft.id if draft is not None and opts.serving.speculative == "draft"
-            else None, "draft_model_name": draft.name if draft is not None and opts.serving.speculative == "draft" else None,
+    drafter = draft if serving.speculative == "draft" else None
+    return {"method": serving.speculative, "draft_model": drafter.id if drafter is not None else None,
+            "draft_model_name": drafter.name if drafter is not None else None,
             "draft_tokens": drafted, "acceptance": acceptance,
-            "acceptance_source": "reader" if opts.serving.acceptance_percent is not None else "default",
-            "task_type": opts.serving.task_type if opts.serving.speculative == "draft" else None,
+            "acceptance_source": "reader" if serving.acceptance_percent is not None else "default",
+            "task_type": serving.task_type if serving.speculative == "draft" else None,
             "tokens_per_run": speculative.tokens_per_run(acceptance, drafted), "speedup": factor,
             "draft_step_s": draft_s, "verify_step_s": verify_s, "plain_step_s": plain_step_s}
 
@@ -216,6 +219,7 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Opti
                       notes: list, prices: list | None = None, engine: str | None = None,
                       instead: bool = True, draft: ModelSpec | None = None) -> dict:
     """The fitted speed model's result for decode or prefill on ``opts.placement.num_devices`` of ``device``."""
+    quant = opts.quantisation
     dev.require_own_memory(device, field)  # refused at the field that chose it (device or baseline)
     engine = engine or engine_for(device, opts)
     split = split_for(engine, opts)
@@ -226,16 +230,16 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Opti
     placement = sm.Placement(num_devices=n, split=split, gpu_layers=opts.placement.gpu_layers, host_bandwidth_gb_s=host,
                              expert_share=moe["share"] if moe else 0.0)
     if opts.run.workload == "decode":
-        case = sm.Case("decode", opts.quantisation.weights, opts.quantisation.kv_cache, context=opts.run.context, batch=opts.run.batch, engine=engine,
-                       placement=placement, group_size=opts.quantisation.group_size, double_quant=opts.quantisation.double_quant, bpw=opts.quantisation.bpw)
+        case = sm.Case("decode", quant.weights, quant.kv_cache, context=opts.run.context, batch=opts.run.batch, engine=engine,
+                       placement=placement, group_size=quant.group_size, double_quant=quant.double_quant, bpw=quant.bpw)
     else:
-        case = sm.Case("prefill", opts.quantisation.weights, opts.quantisation.kv_cache, context=0, prompt=opts.run.context, batch=opts.run.batch,
-                       engine=engine, placement=placement, group_size=opts.quantisation.group_size, double_quant=opts.quantisation.double_quant,
-                       bpw=opts.quantisation.bpw)
+        case = sm.Case("prefill", quant.weights, quant.kv_cache, context=0, prompt=opts.run.context, batch=opts.run.batch,
+                       engine=engine, placement=placement, group_size=quant.group_size, double_quant=quant.double_quant,
+                       bpw=quant.bpw)
     t = sm.terms(model, device, case)
     if t.peak_tflops is None and opts.run.workload == "prefill":
         raise ValidationError([error(field, "error.no_peak_prefill", device=dev.name(device))])
-    wanted = engines.compute_precisions(engine, device, opts.quantisation.weights)[0]
+    wanted = engines.compute_precisions(engine, device, quant.weights)[0]
     if t.precision is not None and t.precision != wanted:
         notes.append(Message("note.fallback", {"device": dev.name(device), "wanted": wanted, "used": t.precision}))
     if t.peak_tflops is None:
@@ -481,6 +485,7 @@ def estimate_speed(
 ) -> tuple[dict, list, Message | None]:
     """The speed result dict, its notes and the comparison reason (None without a baseline); ``draft``: the draft
     model of ``opts.serving.speculative == "draft"``."""
+    quant = opts.quantisation
     notes: list[Message] = []
     work = workload(model, opts)
     if model is not None and opts.run.workload in ("decode", "prefill") and not opts.roofline_only:
@@ -500,8 +505,9 @@ def estimate_speed(
         base_result = device_result(baseline_id, baseline, work, opts, "baseline", notes) if baseline else None
     why = reason(dev_result, base_result) if base_result else None
     does_not_fit = fit_reason(dev_result, base_result, opts.run.workload) if "memory" in dev_result else None
-    if model is not None and opts.run.precision is None and d.WEIGHT_FORMATS[opts.quantisation.weights].kind in ("int4", "nf4", "gguf", "exl", "mlx"):
-        notes.append(Message("note.weight_only", {"weights": opts.quantisation.weights, "precision": opts.compute_precision}))
+    weight_only = d.WEIGHT_FORMATS[quant.weights].kind in ("int4", "nf4", "gguf", "exl", "mlx")
+    if model is not None and opts.run.precision is None and weight_only:
+        notes.append(Message("note.weight_only", {"weights": quant.weights, "precision": opts.compute_precision}))
     if model is not None and model.is_moe and opts.run.workload in ("decode", "prefill"):
         notes.append(Message("note.moe_touched", {"active_b": model.active / 1e9, "total_b": model.params / 1e9}))
     if model is not None and "memory" in dev_result:
@@ -520,17 +526,18 @@ def estimate_speed(
         notes.append(Message(f"note.split_{dev_result['split']}", {"num_devices": opts.placement.num_devices}))
     if opts.placement.gpu_layers is not None and model is not None and opts.placement.gpu_layers < model.layers \
             and opts.run.workload in ("decode", "prefill"):
+        host_gb_s = opts.placement.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
         notes.append(Message("note.offload", {"gpu_layers": opts.placement.gpu_layers, "layers": model.layers,
-                                              "host_gb_s": opts.placement.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value}))
+                                              "host_gb_s": host_gb_s}))
     if model is not None and model.max_context and opts.run.context > model.max_context and opts.run.workload != "training":
         notes.append(Message("note.context_exceeds", {"context": opts.run.context, "max_context": model.max_context}))
     result = {
         "workload": opts.run.workload,
         "model": model.id if model else None,
         "model_name": model.name if model else None,
-        "weights": opts.quantisation.weights if model else None,
+        "weights": quant.weights if model else None,
         "precision": opts.compute_precision if model or opts.run.precision else "bf16",
-        "kv_cache": opts.quantisation.kv_cache,
+        "kv_cache": quant.kv_cache,
         "context": opts.run.context,
         "batch": opts.run.batch,
         "num_devices": opts.placement.num_devices,
