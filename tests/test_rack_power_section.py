@@ -27,6 +27,7 @@ SOURCES = {
     "https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-gb200/latest/"
     "dgx-superpod-architecture.html",
     "https://intelligence.uptimeinstitute.com/resource/uptime-institute-global-data-center-survey-2023",
+    "https://intelligence.uptimeinstitute.com/resource/large-data-centers-are-mostly-more-efficient-analysis-confirms",
 }
 # The energy example: Llama 3.1 70B in FP8 on eight H100 SXM with vLLM, one sequence against 64.
 EXAMPLE = {"model": "llama-3.1-70b", "weights": "fp8", "engine": "vllm", "num_devices": 8, "context": 2048}
@@ -170,3 +171,16 @@ def test_the_german_section_follows_the_typography():
     assert not check_source_units(prose), check_source_units(prose)
     assert not check_banned(markdown_words(source)), check_banned(markdown_words(source))
     assert "\u00a0kW" in section("de") and " kW" not in section("de")
+
+
+@pytest.mark.parametrize("lang, words", [("en", "power usage effectiveness (PUE)"),
+                                         ("de", "Power Usage Effectiveness (PUE)")])
+def test_the_buildings_share_is_the_sourced_pue(lang, words):
+    """The section says what the calculator's energy leaves out for the building: the industry's average PUE as the
+    Uptime Institute states it (1.58 in 2023, 1.55-1.59 since about 2020), the extra share computed from it."""
+    text = section(lang)
+    assert words in " ".join(text.split())
+    for figure in ("{{ num(1.55, 2) }}", "{{ num(1.59, 2) }}", "{{ num(1.58, 2) }}", "{{ num(1.58 - 1, 2) }}"):
+        assert figure in text, figure
+    pue = "https://intelligence.uptimeinstitute.com/resource/large-data-centers-are-mostly-more-efficient-analysis-confirms"
+    assert pue in cited(text) and pue in cited(sources_section(page(lang)))
