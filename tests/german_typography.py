@@ -213,6 +213,8 @@ BANNED: dict[str, tuple[re.Pattern, str]] = {
     # Calques of English idioms: "data in motion", "a sea of LUTs".
     "daten_in_bewegung": (re.compile(r"\bDaten in Bewegung\b"), "„Datenströme“, „Daten im Fluss“"),
     "meer_aus": (re.compile(r"\b(?:ein|einem|einen)\s+Meer\s+(?:aus|von|kleiner|winziger)\b"), "„eine riesige Zahl …“"),
+    # The currency as the formatter writes it ("25.000–40.000 US-$", "US-$/h"): one spelling in labels and prose.
+    "us_dollar": (re.compile(r"\bUS\$"), "„US-$“ (wie der Formatierer: „2,5 US-$/h“)"),
     # A sentence that sends the reader to a mouse must offer the tap as well: phones have no mouse.
     "nur_maus": (re.compile(r"[^.!?\n]*\bmit der Maus\b[^.!?\n]*"), "„Tippe auf … oder fahre mit der Maus darüber“"),
     # The particle verb is written as one word where it is not split: "wer mit der Maus darüberfährt"

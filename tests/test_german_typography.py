@@ -187,6 +187,8 @@ BAD_WORDS = [
     ("daten_in_bewegung", "**Netzwerk und Daten in Bewegung.** FPGAs sitzen direkt am Netz."),
     ("meer_aus", "Die Logikfläche besteht aus einem Meer kleiner Lookup-Tabellen."),
     ("darueber_faehrt", "wer auf einen Messwert tippt oder mit der Maus\n    darüber fährt, sieht den Befehl"),
+    ("us_dollar", "Kosten (US$)"),
+    ("us_dollar", "Preis je Gerätestunde in US$"),
     ("darueber_faehrt", "Begriffe zeigen ihre Definition, wenn du darauf tippst oder mit der Maus darüber fährst."),
 ]
 
@@ -216,6 +218,7 @@ GOOD_WORDS = [
     "## Verbreitete Behauptungen im Faktencheck; Werte, geprüft an Messungen; Sharding im Training",
     "das Tempo der Tokenerzeugung; Prefill und Decode; ein Decode-Schritt; die Decode-Phase",
     "Durchsatz bei 64 gleichzeitigen Anfragen; Netzwerk und Datenströme; eine riesige Zahl kleiner LUTs; am Meer",
+    "Kosten (US-$); 2,5 US-$/h; Preis höchstens (US-$); US-Dollar",
     "Wer auf einen Messwert tippt oder mit der Maus darüberfährt, sieht den Befehl. Tippe auf eine Zahl oder fahre\n"
     "mit der Maus darüber.",
 ]
