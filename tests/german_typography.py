@@ -256,8 +256,10 @@ def markdown_words(source: str) -> str:
 
 # --- Number and unit in hand-written German prose --------------------------------------------------------------------
 # ``unit`` (above) covers the units the formatter writes; in hand-written page sources the same rule holds for the
-# units a writer types after a number or after a macro: "{{ intensity(...) }} FLOP/Byte", "4 Bit", "16 Byte".
-SOURCE_UNITS = ("FLOP/Byte", "FLOP/s", "FLOPs", "FLOP", "Bit", "Byte", "kbit", "Mbit", "Gbit")
+# units a writer types after a number or after a macro: "{{ intensity(...) }} FLOP/Byte", "4 Bit", "16 Byte"; in translation
+# strings after a placeholder as well: "{tokens} Tokens/s", "{usd} US-$" (a rate and a currency are units; "8.192 Tokens",
+# a count, is not).
+SOURCE_UNITS = ("FLOP/Byte", "FLOP/s", "FLOPs", "FLOP", "Bit", "Byte", "kbit", "Mbit", "Gbit", "Tokens/s", "US-$")
 _SOURCE_UNIT_ALT = "|".join(re.escape(u) for u in sorted(SOURCE_UNITS, key=len, reverse=True))
 SOURCE_UNIT = re.compile(rf"(?<![\w.,])\d[\d.,]*[ \t\u2009]+(?:{_SOURCE_UNIT_ALT})(?![\w/-])")
 
