@@ -213,6 +213,8 @@ BANNED: dict[str, tuple[re.Pattern, str]] = {
     # Calques of English idioms: "data in motion", "a sea of LUTs".
     "daten_in_bewegung": (re.compile(r"\bDaten in Bewegung\b"), "„Datenströme“, „Daten im Fluss“"),
     "meer_aus": (re.compile(r"\b(?:ein|einem|einen)\s+Meer\s+(?:aus|von|kleiner|winziger)\b"), "„eine riesige Zahl …“"),
+    # The currency as the formatter writes it ("25.000–40.000 US-$", "US-$/h"): one spelling in labels and prose.
+    "us_dollar": (re.compile(r"\bUS\$"), "„US-$“ (wie der Formatierer: „2,5 US-$/h“)"),
     # A sentence that sends the reader to a mouse must offer the tap as well: phones have no mouse.
     "nur_maus": (re.compile(r"[^.!?\n]*\bmit der Maus\b[^.!?\n]*"), "„Tippe auf … oder fahre mit der Maus darüber“"),
     # The particle verb is written as one word where it is not split: "wer mit der Maus darüberfährt"
@@ -254,8 +256,10 @@ def markdown_words(source: str) -> str:
 
 # --- Number and unit in hand-written German prose --------------------------------------------------------------------
 # ``unit`` (above) covers the units the formatter writes; in hand-written page sources the same rule holds for the
-# units a writer types after a number or after a macro: "{{ intensity(...) }} FLOP/Byte", "4 Bit", "16 Byte".
-SOURCE_UNITS = ("FLOP/Byte", "FLOP/s", "FLOPs", "FLOP", "Bit", "Byte", "kbit", "Mbit", "Gbit")
+# units a writer types after a number or after a macro: "{{ intensity(...) }} FLOP/Byte", "4 Bit", "16 Byte"; in translation
+# strings after a placeholder as well: "{tokens} Tokens/s", "{usd} US-$" (a rate and a currency are units; "8.192 Tokens",
+# a count, is not).
+SOURCE_UNITS = ("FLOP/Byte", "FLOP/s", "FLOPs", "FLOP", "Bit", "Byte", "kbit", "Mbit", "Gbit", "Tokens/s", "US-$")
 _SOURCE_UNIT_ALT = "|".join(re.escape(u) for u in sorted(SOURCE_UNITS, key=len, reverse=True))
 SOURCE_UNIT = re.compile(rf"(?<![\w.,])\d[\d.,]*[ \t\u2009]+(?:{_SOURCE_UNIT_ALT})(?![\w/-])")
 

@@ -187,6 +187,8 @@ BAD_WORDS = [
     ("daten_in_bewegung", "**Netzwerk und Daten in Bewegung.** FPGAs sitzen direkt am Netz."),
     ("meer_aus", "Die Logikfläche besteht aus einem Meer kleiner Lookup-Tabellen."),
     ("darueber_faehrt", "wer auf einen Messwert tippt oder mit der Maus\n    darüber fährt, sieht den Befehl"),
+    ("us_dollar", "Kosten (US$)"),
+    ("us_dollar", "Preis je Gerätestunde in US$"),
     ("darueber_faehrt", "Begriffe zeigen ihre Definition, wenn du darauf tippst oder mit der Maus darüber fährst."),
 ]
 
@@ -216,6 +218,7 @@ GOOD_WORDS = [
     "## Verbreitete Behauptungen im Faktencheck; Werte, geprüft an Messungen; Sharding im Training",
     "das Tempo der Tokenerzeugung; Prefill und Decode; ein Decode-Schritt; die Decode-Phase",
     "Durchsatz bei 64 gleichzeitigen Anfragen; Netzwerk und Datenströme; eine riesige Zahl kleiner LUTs; am Meer",
+    "Kosten (US-$); 2,5 US-$/h; Preis höchstens (US-$); US-Dollar",
     "Wer auf einen Messwert tippt oder mit der Maus darüberfährt, sieht den Befehl. Tippe auf eine Zahl oder fahre\n"
     "mit der Maus darüber.",
 ]
@@ -294,3 +297,32 @@ def test_source_unit_check_accepts_no_break_spaces_compounds_and_code():
 def test_german_markdown_joins_number_and_unit_with_a_no_break_space(path):
     problems = check_source_units(markdown_prose(path.read_text(encoding="utf-8")))
     assert not problems, "\n".join(map(str, problems))
+
+
+BAD_L10N_UNITS = [
+    "mit jeweils mindestens {target} Tokens/s",
+    "≈ {usd} US-$ je Million Tokens",
+    "({bits} Bit pro Gewicht)",
+    "etwa 20 Tokens/s. Leer = keine Planung.",
+    "TFLOP/s pro 1.000 US-$",
+    "34 Byte je Token",
+]
+
+
+@pytest.mark.parametrize("text", BAD_L10N_UNITS)
+def test_source_unit_check_finds_a_plain_space_after_a_placeholder(text):
+    assert [p.rule for p in check_source_units(l10n_prose(text))] == ["source_unit"], text
+
+
+def test_source_unit_check_accepts_rates_and_currency_without_a_number():
+    text = (f"{{tokens}}{NBSP}Tokens/s insgesamt; Tokens/s je Nutzer; Kosten (US-$); 2,5{NBSP}US-$/h; "
+            f"{{usd}}{NBSP}US-$ je Million Tokens; 8.192 Tokens; ein 16-Bit-Cache; {{bits}}{NBSP}Bit")
+    assert check_source_units(l10n_prose(text)) == []
+
+
+@pytest.mark.parametrize("path", [_param(p, p.name) for p in sorted((REPO_ROOT / "atlas" / "core" / "l10n" / "de").glob("*.json"))])
+def test_german_translation_strings_join_number_and_unit_with_a_no_break_space(path):
+    problems = []
+    for key, text in json.loads(path.read_text(encoding="utf-8")).items():
+        problems += [f"{key}: {p}" for p in check_source_units(l10n_prose(text))]
+    assert not problems, "\n".join(problems)

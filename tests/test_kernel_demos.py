@@ -161,7 +161,7 @@ def test_bad_systolic_inputs_give_a_message_per_field(lang):
         assert by_field[field]["key"] == key
         assert by_field[field]["message"] == l10n.t(lang, key, **params_), field
     if lang == "de":
-        assert by_field["m"]["message"] == "Bitte eine ganze Zahl eingeben (erhalten: „2,5“)."
+        assert by_field["m"]["message"] == "Bitte eine ganze Zahl eingeben (Eingabe: „2,5“)."
 
 
 @pytest.mark.parametrize(

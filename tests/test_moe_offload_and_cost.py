@@ -90,7 +90,7 @@ def test_speed_with_the_fewest_expert_layers_in_ram_is_faster_than_all():
 
 @pytest.mark.parametrize("lang, first, words", [
     ("en", "Does not fit on RTX 4060 Ti 16GB", "Nearest configuration that runs: the experts of 16 of 48 MoE layers"),
-    ("de", "Passt nicht auf RTX 4060 Ti 16GB", "Nächste Konfiguration, die läuft: die Experten von 16 der 48"),
+    ("de", "Passt nicht auf RTX 4060 Ti 16GB", "Nächstliegende lauffähige Konfiguration: die Experten von 16 der 48"),
 ])
 def test_speed_nearest_configuration_is_the_expert_offload(lang, first, words):
     out = view("speed", QWEN_16GB, lang)

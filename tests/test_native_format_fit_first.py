@@ -82,7 +82,7 @@ def test_llama_70b_bf16_on_a_4090_starts_with_does_not_fit_in_both_languages():
     assert de["summary"].startswith("Passt nicht auf RTX 4090: braucht 134\u00a0GiB je Gerät, nutzbar sind "
                                     "24\u00a0GiB – es fehlen 110\u00a0GiB.")
     assert "Auch auf das Vergleichsgerät A100 SXM 80GB passt es nicht: Es fehlen 53,9\u00a0GiB." in de["summary"]
-    assert "Nächste Konfiguration, die läuft: 13 von 80 Schichten auf der GPU" in de["summary"]
+    assert "Nächstliegende lauffähige Konfiguration: 13 von 80 Schichten auf der GPU" in de["summary"]
 
 
 def test_nearest_configuration_that_runs_really_fits_and_is_slower_than_the_impossible_one():
