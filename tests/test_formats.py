@@ -65,6 +65,8 @@ def test_microscaling_formats():
     assert bits_per_weight("fp8_block") == pytest.approx(8 + 32 / 16384)
     # MLX affine, group 64 with a 16-bit scale and a 16-bit bias.
     assert (bits_per_weight("mlx_4bit"), bits_per_weight("mlx_8bit")) == (4.5, 8.5)
+    # ... and at every other bit width MLX offers: bits + 32 / 64.
+    assert [bits_per_weight(f"mlx_{b}bit") for b in (2, 3, 5, 6)] == [2.5, 3.5, 5.5, 6.5]
     # EXL2/EXL3 at the bits per weight the reader chooses.
     assert bits_per_weight("exl2") == d.EXL_BPW.value and bits_per_weight("exl3", bpw=3.5) == 3.5
 

@@ -253,3 +253,19 @@ def test_the_comparison_names_the_device_count_of_both(lang, sentence, capsys):
     assert sentence.format(factor=factor) in capsys.readouterr().out
     one = view("speed", {**params, "num_devices": 1}, lang)
     assert "2 × " not in one["summary"]
+
+
+@pytest.mark.parametrize("device, weights, engine", [
+    ("apple-m3-max", "mlx_4bit", "mlx"),  # an MLX file on a Mac runs in MLX
+    ("apple-m3-max", "mlx_6bit", "mlx"),
+    ("apple-m3-max", "q4_k_m", "llama.cpp"),  # a GGUF file in llama.cpp
+    ("h100-sxm", "q4_k_m", "llama.cpp"),  # ... in the data centre too, where vLLM is the default otherwise
+    ("h100-sxm", "fp8", "vllm"),
+    ("rtx-4090", "bf16", "llama.cpp"),
+])
+def test_the_default_engine_is_the_weight_formats_own(device, weights, engine):
+    """Automatic engine: the one whose files the weight format is, else the device's usual one; a chosen engine wins."""
+    answer = result("speed", {"model": "qwen3-30b-a3b", "device": device, "weights": weights})
+    assert answer["device"]["engine"] == engine
+    chosen = result("speed", {"model": "qwen3-30b-a3b", "device": device, "weights": weights, "engine": "llama.cpp"})
+    assert chosen["device"]["engine"] == "llama.cpp"

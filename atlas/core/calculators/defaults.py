@@ -372,6 +372,9 @@ EXL2_HEAD_BITS = 6.3  # "about 6.3 bits" for the default -hb 6 (EXL2_CONVERT)
 EXL3_HEAD_BITS = 6.0  # default -hb 6 (EXL3_CONVERT)
 
 
+MLX_BITS = (2, 3, 4, 5, 6, 8)  # the affine mode's bit widths (MLX_QUANTIZE); each is a weight format mlx_<bits>bit
+
+
 def mlx_bits(bits: int, group: int = MLX_GROUP) -> float:
     """Bits per weight of MLX affine quantisation: ``bits`` plus a 16-bit scale and a 16-bit bias per group."""
     return bits + 32 / group
@@ -419,10 +422,10 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
                          small_bits=16, head_bits=EXL2_HEAD_BITS),
     "exl3": WeightFormat("exl3", EXL_BPW.value, "exl", "fp16", False, True, EXL3_CONVERT, scope="linear",
                          small_bits=16, head_bits=EXL3_HEAD_BITS),
-    "mlx_4bit": WeightFormat("mlx_4bit", mlx_bits(4), "mlx", "fp16", False, False, MLX_QUANTIZE, scope="all",
-                             small_bits=16, note="every Linear and Embedding in groups of 64"),
-    "mlx_8bit": WeightFormat("mlx_8bit", mlx_bits(8), "mlx", "fp16", False, False, MLX_QUANTIZE, scope="all",
-                             small_bits=16, note="every Linear and Embedding in groups of 64"),
+    # MLX affine quantisation at each bit width mlx.core.quantize offers (2, 3, 4, 5, 6, 8), group 64 (its default)
+    **{f"mlx_{bits}bit": WeightFormat(f"mlx_{bits}bit", mlx_bits(bits), "mlx", "fp16", False, False, MLX_QUANTIZE,
+                                      scope="all", small_bits=16, note="every Linear and Embedding in groups of 64")
+       for bits in MLX_BITS},
 }
 
 INT4_SCALE_BITS = 16  # one fp16 scale per group (GPTQ_AWQ)

@@ -74,9 +74,15 @@ def device_class(device: dict) -> str:
     return "accelerator"
 
 
-def default_engine(device: dict) -> str:
-    """The engine a reader of this device most likely runs: llama.cpp on desktops, Macs and edge boxes, vLLM in data centres."""
+def default_engine(device: dict, weights: str | None = None) -> str:
+    """The engine a reader of this device most likely runs with ``weights``: the engine whose files the format is
+    (a GGUF type: llama.cpp; an MLX format on a Mac: MLX), else llama.cpp on desktops, Macs and edge boxes and vLLM
+    in data centres."""
     cls = device_class(device)
+    if weights is not None and is_gguf(weights):
+        return "llama.cpp"
+    if weights is not None and weights.startswith("mlx_") and cls == "apple":
+        return "mlx"
     if cls in ("nvidia-datacenter", "amd-instinct", "accelerator"):
         return "vllm"
     return "llama.cpp"

@@ -14,7 +14,8 @@ vram and speed (and fit)
   model            model preset id (``llama-3.1-8b``) or ``custom``
   weights          fp32 bf16 fp16 fp8 int8 int4 nf4, GGUF q8_0 q6_k q5_k_m q5_k_s q5_0 q4_k_m q4_k_s q4_0
                    q4_1 q3_k_l q3_k_m q3_k_s q2_k iq4_xs iq4_nl iq3_m iq3_xxs iq2_xs iq2_xxs iq1_s, gptq awq
-                   mxfp4 nvfp4 fp8_block exl2 exl3 mlx_4bit mlx_8bit
+                   mxfp4 nvfp4 fp8_block exl2 exl3 mlx_2bit mlx_3bit mlx_4bit mlx_5bit mlx_6bit
+                   mlx_8bit
   kv_cache         fp16 bf16 fp8 q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl
   context          tokens per sequence
   batch            concurrent sequences (inference) or micro-batch per replica (training)
@@ -186,8 +187,9 @@ PARAMETERS: tuple[Param, ...] = (
           100, True, section="cost"),
     Param("electricity_usd_per_kwh", "float", SPEED, "electricity price in US$ per kWh, added to a purchase at the "
           "device's TDP", None, 0, 100, section="cost"),
-    Param("engine", "choice", SPEED, "inference engine (default: llama.cpp on desktops, Macs and edge boxes, vLLM in "
-          "data centres)", choices=ENGINES, section="serving"),
+    Param("engine", "choice", SPEED, "inference engine (default: the weight format's own — llama.cpp for GGUF types, "
+          "MLX for MLX formats on a Mac — else llama.cpp on desktops, Macs and edge boxes, vLLM in data centres)",
+          choices=ENGINES, section="serving"),
     Param("split", "choice", SPEED, "how several devices share the model: layer (stages one after another, "
           "llama.cpp's default) or tensor (tensor parallel)", choices=("layer", "tensor"), section="placement"),
     Param("gpu_layers", "int", SPEED, "layers kept on the device(s); the rest are read from system memory", None, 0,

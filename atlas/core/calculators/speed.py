@@ -79,7 +79,7 @@ def workload(model: ModelSpec | None, opts: Options) -> Work:
 
 
 def engine_for(device: dict, opts: Options) -> str:
-    return opts.serving.engine or engines.default_engine(device)
+    return opts.serving.engine or engines.default_engine(device, opts.quantisation.weights)
 
 
 def split_for(engine: str, opts: Options) -> str:
