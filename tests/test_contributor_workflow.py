@@ -36,7 +36,7 @@ def test_scaffold_parses_and_names_the_copied_device(data_copy):
     lines = [str(e) for e in info.value.errors]
     assert any(
         line.startswith("data/hardware/testvendor/test-gpu-9000.yaml:")
-        and "memory and compute figures are identical to 'h100-sxm'" in line
+        and "memory, compute, link and power figures are identical to 'h100-sxm'" in line
         for line in lines
     ), lines
 
@@ -53,6 +53,19 @@ def test_scaffold_validates_after_one_edit(data_copy):
     # The template's runtime names are not copied (a name identifies one device), only hinted at.
     assert "runtime_names" not in dataset.devices["test-gpu-9000"]
     assert "\n# runtime_names: [...]" in path.read_text(encoding="utf-8")
+
+
+def test_a_variant_with_its_own_link_is_a_device_of_its_own(data_copy):
+    """Same chip, memory and peaks, but its own link (the A800 is an A100 with NVLink cut to 400 GB/s): accepted."""
+    path = write_scaffold(
+        "test-gpu-9000", "testvendor", "Test GPU 9000", "Test", "gpu", like="h100-sxm", data_dir=data_copy, today=TODAY
+    )
+    text = path.read_text(encoding="utf-8")
+    assert text.count("  bandwidth_gb_s: 900\n") == 1  # the interconnect's, not the memory's
+    path.write_text(text.replace("  bandwidth_gb_s: 900\n", "  bandwidth_gb_s: 400\n"), encoding="utf-8")
+    dataset = load_dataset(data_copy, today=TODAY)
+    assert dataset.devices["test-gpu-9000"]["interconnect"]["bandwidth_gb_s"] == 400
+    assert dataset.devices["test-gpu-9000"]["memory"] == dataset.devices["h100-sxm"]["memory"]
 
 
 @pytest.mark.parametrize(

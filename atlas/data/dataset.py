@@ -65,19 +65,23 @@ class Collection:
 
 
 def identical_figures(dataset: Dataset) -> list[DataError]:
-    """Two devices with the same memory and compute figures: usually a copied file not yet edited."""
+    """Two devices with the same memory, compute, link and power figures: usually a copied file not yet edited.
+    A variant that differs only in its link or its power rating (the A800, an A100 with NVLink cut to 400 GB/s) is
+    a device of its own."""
     seen, errors = {}, []
     for device_id, device in dataset.devices.items():
         memory = {k: device["memory"][k] for k in ("capacity_gib", "bandwidth_gb_s")}
         compute = sorted((e["precision"], e["unit"], e["sparsity"], e["tflops"]) for e in device["compute"])
-        key = repr((memory, compute))
+        link = (device.get("interconnect") or {}).get("bandwidth_gb_s")
+        tdp = (device.get("power") or {}).get("tdp_w")
+        key = repr((memory, compute, link, tdp))
         if key in seen:
             errors.append(
                 dataset.error(
                     "devices",
                     device_id,
                     ("memory",),
-                    f"memory and compute figures are identical to '{seen[key]}'; replace the copied figures "
+                    f"memory, compute, link and power figures are identical to '{seen[key]}'; replace the copied figures "
                     "with this device's own",
                 )
             )
