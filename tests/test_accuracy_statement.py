@@ -32,15 +32,15 @@ def speed_accuracy(**params):
 
 def test_h100_with_vllm_at_batch_1_says_there_are_no_vllm_cases_and_whose_figure_it_shows():
     a = speed_accuracy(device="h100-sxm")
-    assert (a["engine"], a["level"], a["engine_cases"], a["cases"]) == ("vllm", "phase", 0, 622)
+    assert (a["engine"], a["level"], a["engine_cases"], a["cases"]) == ("vllm", "phase", 0, 716)
     assert trust.statement(a, "en") == (
         "There are no published measurements of generation on one device at batch 1 with vLLM; the figure is for all "
-        f"engines together (cross-validated, 622 published measurements): half within ±12{NNBSP}%, four in five "
-        f"within ±27{NNBSP}%.")
+        f"engines together (cross-validated, 716 published measurements): half within ±12{NNBSP}%, four in five "
+        f"within ±26{NNBSP}%.")
     assert trust.statement(a, "de") == (
         "Für vLLM gibt es keine veröffentlichten Messungen zur Tokenerzeugung auf einem Gerät mit Batch 1; die Angabe "
-        "gilt für alle Engines zusammen (kreuzvalidiert, 622 veröffentlichte Messungen): die Hälfte liegt innerhalb "
-        f"von ±12{NNBSP}%, vier von fünf innerhalb von ±27{NNBSP}%.")
+        "gilt für alle Engines zusammen (kreuzvalidiert, 716 veröffentlichte Messungen): die Hälfte liegt innerhalb "
+        f"von ±12{NNBSP}%, vier von fünf innerhalb von ±26{NNBSP}%.")
 
 
 def test_batched_vllm_gets_the_vllm_figure_not_the_phase_one():
@@ -49,10 +49,10 @@ def test_batched_vllm_gets_the_vllm_figure_not_the_phase_one():
                                                                         0.3182)
     en = trust.statement(a, "en")
     assert "with vLLM on any device, as there are too few measurements on NVIDIA data-centre GPUs" in en
-    assert f"22 published measurements): half within ±75{NNBSP}%, four in five within ±120{NNBSP}%." in en
+    assert f"22 published measurements): half within ±74{NNBSP}%, four in five within ±119{NNBSP}%." in en
     de = trust.statement(a, "de")
     assert "mit vLLM auf beliebigen Geräten, weil es auf NVIDIA-Rechenzentrums-GPUs zu wenige Messungen" in de
-    assert f"22 veröffentlichte Messungen): die Hälfte liegt innerhalb von ±75{NNBSP}%" in de
+    assert f"22 veröffentlichte Messungen): die Hälfte liegt innerhalb von ±74{NNBSP}%" in de
 
 
 @pytest.mark.parametrize(("params", "key", "cases", "en", "de"), [
@@ -70,10 +70,10 @@ def test_batched_vllm_gets_the_vllm_figure_not_the_phase_one():
      f"innerhalb von ±66{NNBSP}%."),
     ({"device": "apple-m4-max", "weights": "q4_k_m"}, "decode-single-batch1|llama.cpp|apple", 97,
      f"Cases like this (generation on one device at batch 1 with llama.cpp on Apple GPUs; cross-validated, 97 "
-     f"published measurements): half within ±16{NNBSP}%, four in five within ±29{NNBSP}%.",
+     f"published measurements): half within ±16{NNBSP}%, four in five within ±30{NNBSP}%.",
      f"Ähnliche Fälle (Tokenerzeugung auf einem Gerät mit Batch 1 mit llama.cpp auf Apple-GPUs; kreuzvalidiert, 97 "
      f"veröffentlichte Messungen): die Hälfte liegt innerhalb von ±16{NNBSP}%, vier von fünf innerhalb von "
-     f"±29{NNBSP}%."),
+     f"±30{NNBSP}%."),
 ])
 def test_a_case_with_enough_measurements_of_its_own_class_gets_their_figure(params, key, cases, en, de):
     a = speed_accuracy(**params)
@@ -85,10 +85,10 @@ def test_a_case_with_enough_measurements_of_its_own_class_gets_their_figure(para
 def test_too_few_engine_cases_fall_back_to_the_phase_and_say_how_many():
     groups = {**accuracy_groups.GROUPS, "prefill|sglang": {**accuracy_groups.GROUPS["prefill"], "cases": 3}}
     a = trust.accuracy_for("prefill", 1, 1, "sglang", "nvidia-datacenter", groups)
-    assert (a["level"], a["engine_cases"], a["cases"]) == ("phase", 3, 848)
+    assert (a["level"], a["engine_cases"], a["cases"]) == ("phase", 3, 983)
     assert trust.statement(a, "en").startswith(
         "There are too few published measurements of prompt processing with SGLang for a figure of their own (3, "
-        "at least 10 needed); the figure is for all engines together (cross-validated, 848 published measurements)")
+        "at least 10 needed); the figure is for all engines together (cross-validated, 983 published measurements)")
     assert trust.statement(a, "de").startswith(
         "Für SGLang gibt es zu wenige veröffentlichte Messungen zur Verarbeitung des Prompts für eine eigene Angabe "
         "(3, nötig sind mindestens 10)")
