@@ -106,3 +106,14 @@ def test_a_german_fit_table_and_picker_show_german_names():
     assert '<th scope="row">GB200 GPU</th>' in _html("vram", params, "en")
     gb200 = catalog().devices["gb200"]
     assert form.device_name(gb200, "de") == "GB200-GPU" and form.device_name(gb200) == "GB200 GPU"
+
+
+def test_a_german_table_row_header_shows_the_german_names(dataset):
+    from atlas.data import tables
+
+    m3 = dataset.device("apple-m3-max")
+    cell = tables.name_cell(m3, "de")
+    assert cell == f'<th scope="row" title="Apple M3 Max (16-Kern-CPU, 40-Kern-GPU, 128{NBSP}GB)">Apple M3 Max</th>'
+    assert "16-core CPU" in tables.name_cell(m3, "en")
+    html = tables.device_table(dataset.devices, "de", ["name", "memory"], ids=["gb200", "apple-m3-max"])
+    assert ">GB200-GPU</th>" in html and "40-core" not in html and "Blackwell-GPU in GB200 NVL72" in html
