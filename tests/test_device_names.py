@@ -117,3 +117,14 @@ def test_a_german_table_row_header_shows_the_german_names(dataset):
     assert "16-core CPU" in tables.name_cell(m3, "en")
     html = tables.device_table(dataset.devices, "de", ["name", "memory"], ids=["gb200", "apple-m3-max"])
     assert ">GB200-GPU</th>" in html and "40-core" not in html and "Blackwell-GPU in GB200 NVL72" in html
+
+
+def test_the_gpu_detection_line_names_the_device_in_german():
+    from atlas.core.calculators import gpu_detect
+
+    info = {"vendor": "nvidia", "architecture": "ada-lovelace", "description": "NVIDIA GeForce RTX 4090 Laptop GPU"}
+    found = gpu_detect.match(info, catalog().devices)
+    if found["match"] != "rtx-4090-laptop":
+        pytest.skip(f"the adapter info does not single out the laptop card here: {found}")
+    assert "RTX 4090 Laptop-GPU" in gpu_detect.message(info, catalog().devices, "de")["lines"][0]
+    assert "RTX 4090 Laptop GPU" in gpu_detect.message(info, catalog().devices, "en")["lines"][0]
