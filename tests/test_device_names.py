@@ -33,6 +33,8 @@ CASES = [
     ("NVIDIA Jetson AGX Thor Developer Kit", "NVIDIA Jetson AGX Thor Developer Kit"),
     ("NVIDIA GH200 Grace Hopper Superchip", "NVIDIA GH200 Grace Hopper Superchip"),
     ("RTX 4060 Ti 16GB", "RTX 4060 Ti 16GB"),
+    ("Test GPU 9000", "Test GPU 9000"),  # "GPU" inside a product name
+    ("NVIDIA Rubin GPU (Vera Rubin NVL72)", "NVIDIA Rubin-GPU (Vera Rubin NVL72)"),
 ]
 
 # English descriptive words that must not reach a German page (whole words, any case).

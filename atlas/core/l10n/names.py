@@ -35,8 +35,10 @@ RULES: dict[str, tuple[tuple[re.Pattern, str], ...]] = {
         (re.compile(r" with "), " mit "),
         (re.compile(r"\(per GPU\)"), "(je GPU)"),
         (re.compile(r"\bper GPU\b"), "je GPU"),
-        # "Laptop GPU", "GB200 GPU", "Blackwell Ultra GPU in …": German writes the compound with hyphens.
-        (re.compile(r"\b([A-Z0-9][\w+]*(?: Ultra)?) GPU\b(?!-)"), lambda m: m.group(1).replace(" ", "-") + "-GPU"),
+        # "Laptop GPU", "GB200 GPU", "Blackwell Ultra GPU in …", "Rubin GPU (…)": German writes the compound with
+        # hyphens. Only where "GPU" ends the name or its part; "GPU" inside a name ("Test GPU 9000") stays.
+        (re.compile(r"\b([A-Z0-9][\w+]*(?: Ultra)?) GPU(?=$|[),]| in | \()"),
+         lambda m: m.group(1).replace(" ", "-") + "-GPU"),
         # "80 GB", "(16 GB)": number and unit joined by a no-break space.
         (re.compile(r"(\d) (GB|TB|GiB|MB)\b"), rf"\1{NBSP}\2"),
     ),
