@@ -20,6 +20,7 @@ from atlas.core import l10n
 from atlas.core.calculators import cost
 from atlas.core.calculators.defaults import GIB
 from atlas.core.calculators.devices import chosen, configurations, gpu_share, usable_bytes
+from atlas.core.l10n import names
 from atlas.data.chart_estimates import EstimateError, estimate
 from atlas.data.safe import http_url
 from atlas.data.safe import inline_text as escape  # data strings sit in Markdown pages: HTML and Markdown neutral
@@ -77,7 +78,7 @@ def _unit(value: str, unit_key: str, lang: str) -> str:
 
 
 def machine_name(device: dict, count: int, lang: str) -> str:
-    name = device.get("short_name") or device["name"]
+    name = names.device_name(device.get("short_name") or device["name"], lang)
     return name if count == 1 else l10n.t(lang, "buyer.rig", count=count, name=name)
 
 
@@ -265,7 +266,7 @@ def gpu_share_list(devices: dict, lang: str) -> str:
     for item in gpu_share_items(devices):
         d, share = item["device"], item["share"]
         cap = d["memory"]["capacity_gib"]
-        text = l10n.t(lang, "buyer.share_item", name=d.get("short_name") or d["name"],
+        text = l10n.t(lang, "buyer.share_item", name=names.device_name(d.get("short_name") or d["name"], lang),
                       share=_num(share["default_share"] * 100, lang),
                       usable=_unit(_num(cap * share["default_share"], lang), "unit.gib", lang),
                       capacity=_unit(_num(cap, lang), "unit.gib", lang))

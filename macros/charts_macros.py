@@ -28,7 +28,7 @@ def register(env, ctx):
                price_kinds=None):
         return chart_devices(ctx.dataset.devices, ids=ids, kind=kind, segment=segment, vendor=vendor,
                              precision=precision, unit=unit, sparsity=sparsity, require=require,
-                             price_kinds=price_kinds, prices=ctx.catalog().prices)
+                             price_kinds=price_kinds, prices=ctx.catalog().prices, lang=ctx.lang())
 
     def empty() -> str:
         return f'<p class="atlas-empty">{escape(l10n.t(ctx.lang(), "charts.empty"))}</p>'
@@ -79,7 +79,7 @@ def register(env, ctx):
         """
         bars = [chart_estimates.breakdown_bar(case, ctx.lang(), ctx.catalog()) for case in cases]
         capacities = [{"label": d["label"], "capacity_gib": d["capacity_gib"]}
-                      for d in (chart_device(ctx.dataset.device(i)) for i in devices or [])]
+                      for d in (chart_device(ctx.dataset.device(i), lang=ctx.lang()) for i in devices or [])]
         return charts.memory_breakdown_figure(bars, ctx.lang(), capacities, unit, caption)
 
     @env.macro

@@ -15,6 +15,7 @@ from atlas.core.calculators import roofline
 from atlas.core.calculators.defaults import WEIGHT_FORMATS
 from atlas.core.calculators.fields import field_number as figure
 from atlas.core.calculators.fields import field_value
+from atlas.core.l10n import names
 from atlas.data import chart_estimates, glossary
 from atlas.data.safe import inline_text
 from atlas.data.tables import field_label
@@ -45,7 +46,7 @@ def register(env, ctx):
         """Critical arithmetic intensity (operations per byte) = peak of ``field`` ÷ memory bandwidth."""
         dev = device(device_id)
         value = roofline.critical_intensity(figure(dev, field), figure(dev, "bandwidth"))
-        title = l10n.t(lang(), "derived.intensity_title", device=dev["name"], field=field_label(field, lang()))
+        title = l10n.t(lang(), "derived.intensity_title", device=names.device_name(dev["name"], lang()), field=field_label(field, lang()))
         return derived_span(l10n.format_rounded(value, lang(), 3), title, "intensity")
 
     @env.macro
@@ -61,7 +62,7 @@ def register(env, ctx):
         """Milliseconds to stream ``gigabytes`` (10⁹ bytes) once at the device's memory bandwidth."""
         dev = device(device_id)
         value = roofline.transfer_time_s(gigabytes * roofline.GIGA, figure(dev, "bandwidth")) * 1000
-        title = l10n.t(lang(), "derived.read_time_title", device=dev["name"])
+        title = l10n.t(lang(), "derived.read_time_title", device=names.device_name(dev["name"], lang()))
         return derived_span(l10n.format_rounded(value, lang(), 2), title, "read-time")
 
     @env.macro
@@ -69,7 +70,7 @@ def register(env, ctx):
         """Upper bound on single-stream decoding speed: bandwidth ÷ bytes read per token."""
         dev = device(device_id)
         value = 1 / roofline.transfer_time_s(gigabytes * roofline.GIGA, figure(dev, "bandwidth"))
-        title = l10n.t(lang(), "derived.tokens_title", device=dev["name"])
+        title = l10n.t(lang(), "derived.tokens_title", device=names.device_name(dev["name"], lang()))
         return derived_span(l10n.format_rounded(value, lang(), 2), title, "tokens-per-s")
 
     @env.macro
@@ -77,7 +78,7 @@ def register(env, ctx):
         """Milliseconds for ``flops`` operations at the device's peak for ``field``."""
         dev = device(device_id)
         value = roofline.compute_time_s(flops, figure(dev, field)) * 1000
-        title = l10n.t(lang(), "derived.compute_time_title", device=dev["name"], field=field_label(field, lang()))
+        title = l10n.t(lang(), "derived.compute_time_title", device=names.device_name(dev["name"], lang()), field=field_label(field, lang()))
         return derived_span(l10n.format_rounded(value, lang(), 2), title, "compute-time")
 
     @env.macro
@@ -87,7 +88,7 @@ def register(env, ctx):
         if not 0 < utilisation <= 1:
             raise ValueError(f"utilisation must be in (0, 1]; got {utilisation!r}")
         value = roofline.compute_time_s(flops, figure(dev, field), utilisation) / 3600
-        title = l10n.t(lang(), "derived.device_hours_title", device=dev["name"], field=field_label(field, lang()))
+        title = l10n.t(lang(), "derived.device_hours_title", device=names.device_name(dev["name"], lang()), field=field_label(field, lang()))
         return derived_span(l10n.format_rounded(value, lang(), 2), title, "device-hours")
 
     @env.macro
@@ -97,7 +98,7 @@ def register(env, ctx):
         if not 0 < utilisation <= 1 or devices < 1:
             raise ValueError(f"need 0 < utilisation <= 1 and devices >= 1; got {utilisation!r}, {devices!r}")
         value = roofline.compute_time_s(flops, figure(dev, field) * devices, utilisation) / 86400
-        title = l10n.t(lang(), "derived.wall_days_title", device=dev["name"], field=field_label(field, lang()), devices=devices)
+        title = l10n.t(lang(), "derived.wall_days_title", device=names.device_name(dev["name"], lang()), field=field_label(field, lang()), devices=devices)
         return derived_span(l10n.format_rounded(value, lang(), 2), title, "wall-days")
 
     def work_intensity(work, device_id) -> float:
@@ -122,7 +123,7 @@ def register(env, ctx):
         intensity = work_intensity(ops_per_byte, device_id)
         value = roofline.attainable_tflops(figure(dev, field), figure(dev, "bandwidth"), intensity)
         unit = l10n.t(lang(), field_value(dev, field).unit)
-        title = l10n.t(lang(), "derived.attainable_title", device=dev["name"], field=field_label(field, lang()))
+        title = l10n.t(lang(), "derived.attainable_title", device=names.device_name(dev["name"], lang()), field=field_label(field, lang()))
         return derived_span(f"{l10n.format_rounded(value, lang(), 3)}\u00a0{unit}", title, "attainable")
 
     @env.macro

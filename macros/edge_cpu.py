@@ -107,7 +107,7 @@ def edge_table(devices: dict, lang: str) -> str:
         cells = [f"<td><ul>{figures}</ul></td>" if figures else f"<td>{escape(l10n.t(lang, 'edge.none'))}</td>",
                  tables.cell(device, "memory", lang), tables.cell(device, "bandwidth", lang),
                  tables.cell(device, "tdp", lang), tables.cell(device, "software", lang)]
-        body.append(f'<tr data-device="{escape(row["id"])}">{tables.name_cell(device)}{"".join(cells)}</tr>')
+        body.append(f'<tr data-device="{escape(row["id"])}">{tables.name_cell(device, lang)}{"".join(cells)}</tr>')
     caption = escape(l10n.t(lang, "edge.caption"))
     return (f'<table data-atlas-table="edge" data-sortable><caption>{caption}</caption>'
             f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
@@ -174,7 +174,7 @@ def cpu_table(catalog, devices: dict, lang: str, link) -> str:
         joules = c["joules_per_token"]
         cells.append(f"<td>{escape(l10n.format_significant(joules, lang, 2))}</td>" if joules is not None
                      else f"<td>{escape(l10n.t(lang, 'edge.none'))}</td>")
-        body.append(f'<tr data-device="{escape(device_id)}">{tables.name_cell(device)}{"".join(cells)}</tr>')
+        body.append(f'<tr data-device="{escape(device_id)}">{tables.name_cell(device, lang)}{"".join(cells)}</tr>')
     caption = escape(l10n.t(lang, "edge.cpu.caption", context=_num(CPU_CONTEXT, lang), engine=CPU_ENGINE))
     head_html = "".join(f'<th scope="col">{h}</th>' for h in head)
     return (f'<table data-atlas-table="cpu-inference"><caption>{caption}</caption>'

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from atlas.core import l10n
+from atlas.core.l10n import names
 from atlas.data import tables
 from atlas.data.safe import inline_text
 
@@ -32,7 +33,7 @@ def register(env, ctx):
     @env.macro
     def device_name(device_id):
         """The device's full name as plain text in running Markdown (HTML and Markdown syntax escaped)."""
-        return inline_text(ctx.dataset.device(device_id)["name"])
+        return inline_text(names.device_name(ctx.dataset.device(device_id)["name"], ctx.lang()))
 
     @env.macro
     def label(key, **params):

@@ -32,7 +32,7 @@ def link_table(devices: dict, ids, lang: str) -> str:
     body = []
     for row in link_rows(devices, ids):
         device = row["device"]
-        body.append(f'<tr data-device="{escape(device["id"])}">{tables.name_cell(device)}'
+        body.append(f'<tr data-device="{escape(device["id"])}">{tables.name_cell(device, lang)}'
                     f'<td>{escape(row["link"])}</td>{tables.cell(device, "interconnect", lang)}</tr>')
     caption = escape(l10n.t(lang, "systems.caption"))
     return (f'<table data-atlas-table="links" data-sortable><caption>{caption}</caption>'

@@ -34,6 +34,7 @@ from atlas.core.calculators.api import handle
 from atlas.core.calculators.catalog import Catalog, CatalogError
 from atlas.core.calculators.inputs import params_for
 from atlas.core.calculators.messages import display
+from atlas.core.l10n.names import device_name
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -112,7 +113,7 @@ def memory_table(result: dict, lang: str) -> str:
     fitting = [f for f in result["fits"] if f["count"]]
     lines.append("")
     if fitting:
-        shown = ", ".join(t("cli.device_count", count=f["count"], name=f["name"]) for f in fitting[:12])
+        shown = ", ".join(t("cli.device_count", count=f["count"], name=device_name(f["name"], lang)) for f in fitting[:12])
         lines.append(f"{t('cli.fits')}: {shown}")
     else:
         lines.append(t("cli.fits_none"))
@@ -123,7 +124,7 @@ def fit_table(result: dict, lang: str) -> str:
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
     head = t(
         "cli.fit_heading",
-        device=result["name"],
+        device=device_name(result["name"], lang),
         usable=_gib(result["usable_gib"], lang),
         capacity=_gib(result["capacity_gib"], lang),
         count=display("num_devices", result["num_devices"], lang),
@@ -198,7 +199,7 @@ def speed_table(result: dict, lang: str) -> str:
     )
     entries = [result["device"]] + ([result["baseline"]] if result["baseline"] else [])
     rows = [
-        ("", lambda e: e["name"]),
+        ("", lambda e: device_name(e["name"], lang)),
         (t("cli.time") + " (s)", lambda e: l10n.format_significant(e["time_s"], lang, 3)),
         (t("cli.tokens_per_s"), lambda e: l10n.format_significant(e["tokens_per_s"], lang, 3) if e["tokens_per_s"] else "-"),
         (t("cli.bound"), lambda e: t(f"bound.{e['bound']}")),
@@ -233,8 +234,8 @@ def speed_table(result: dict, lang: str) -> str:
         key = f"compare.if_fit_{compare['direction']}" if compare.get("both_fit") is False else \
             f"cli.compare_{compare['direction']}"
         count = result.get("num_devices") or 1  # the baseline runs on as many devices as the device
-        names = {role: result[role]["name"] if count <= 1 else
-                 t("cli.device_count", count=l10n.format_number(count, lang, 0), name=result[role]["name"])
+        names = {role: device_name(result[role]["name"], lang) if count <= 1 else
+                 t("cli.device_count", count=l10n.format_number(count, lang, 0), name=device_name(result[role]["name"], lang))
                  for role in ("device", "baseline")}
         line = t(key, **names, factor=l10n.format_number(compare["factor"], lang, 2))
         engine, base_engine = result["device"].get("engine"), result["baseline"].get("engine")
@@ -253,7 +254,7 @@ def _plan(result: dict, lang: str) -> list[str]:
         return []
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
     lines = ["", t("plan.cli_heading", target=l10n.format_significant(found["target_tokens_per_s"], lang, 3)) + ":"]
-    lines += planner.sentences(found, result["device"]["name"], result["num_devices"], result["context"], lang)
+    lines += planner.sentences(found, device_name(result["device"]["name"], lang), result["num_devices"], result["context"], lang)
     head = [t("plan.col.users"), t("plan.col.per_user"), t("plan.col.total"), t("plan.col.fits")]
     lines += ["", "  ".join(f"{h:>18}" for h in head)]
     for point in found["curve"]:
@@ -271,7 +272,7 @@ def _measured(result: dict, lang: str) -> list[str]:
         listed = (result.get("measured") or {}).get(which)
         if listed is None:
             continue
-        name = result[which]["name"]
+        name = device_name(result[which]["name"], lang)
         lines += ["", l10n.t(lang, "measured.cli_heading", device=name) + ":"]
         if not listed["cases"]:
             lines.append("- " + l10n.t(lang, "measured.none", device=name))

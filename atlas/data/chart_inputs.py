@@ -11,15 +11,16 @@ from __future__ import annotations
 from atlas.core import l10n
 from atlas.core.calculators import cost
 from atlas.core.calculators.fields import PRECISIONS, field_value
+from atlas.core.l10n.names import device_name
 from atlas.data.frame import select_devices
 from atlas.data.kernel_tables import workloads as kernel_workloads
 
 PURCHASE_PRICES = cost.PURCHASE_KINDS
 
 
-def label(device: dict) -> str:
-    """The short label charts print: ``short_name`` if the device has one, else its name."""
-    return device.get("short_name") or device["name"]
+def label(device: dict, lang: str = "en") -> str:
+    """The short label charts print: ``short_name`` if the device has one, else its name, in ``lang``."""
+    return device_name(device.get("short_name") or device["name"], lang)
 
 
 def _precisions(precision) -> list[str]:
@@ -59,7 +60,7 @@ def device_price(prices: list[dict], basis: str = "purchase") -> dict:
 
 
 def chart_device(device: dict, precision="bf16", unit: str = "matrix", sparsity: str = "dense",
-                 prices: list[dict] = (), price_basis: str = "purchase") -> dict:
+                 prices: list[dict] = (), price_basis: str = "purchase", lang: str = "en") -> dict:
     """One device as a chart input; figures the device does not state are None.
 
     ``prices``: the device's dated prices; the price fields follow ``device_price(prices, price_basis)``.
@@ -69,7 +70,7 @@ def chart_device(device: dict, precision="bf16", unit: str = "matrix", sparsity:
     price = device_price(list(prices), price_basis)
     return {
         "id": device["id"],
-        "label": label(device),
+        "label": label(device, lang),
         "vendor": device["vendor"],
         "kind": device["kind"],
         "launch_year": device["launch_year"],
@@ -87,7 +88,7 @@ def chart_device(device: dict, precision="bf16", unit: str = "matrix", sparsity:
 
 def chart_devices(devices: dict, ids=None, kind=None, segment=None, vendor=None, precision="bf16",
                   unit: str = "matrix", sparsity: str = "dense", require=(), price_kinds=None,
-                  prices: dict | None = None) -> list[dict]:
+                  prices: dict | None = None, lang: str = "en") -> list[dict]:
     """The selected devices as chart inputs with every figure in ``require``.
 
     Devices picked by ``kind``/``segment``/``vendor`` that lack a figure are
@@ -106,7 +107,7 @@ def chart_devices(devices: dict, ids=None, kind=None, segment=None, vendor=None,
         if vendors is not None and device["vendor"] not in vendors:
             continue
         basis = "cloud" if price_kinds is not None and set(price_kinds) == {"cloud-per-hour"} else "purchase"
-        item = chart_device(device, precision, unit, sparsity, (prices or {}).get(device["id"], ()), basis)
+        item = chart_device(device, precision, unit, sparsity, (prices or {}).get(device["id"], ()), basis, lang)
         if price_kinds is not None and item["price_kind"] not in price_kinds:
             continue
         missing = [key for key in require if item.get(key) is None]

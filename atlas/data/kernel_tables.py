@@ -19,6 +19,7 @@ from atlas.core.calculators.fields import parse_field
 from atlas.core.calculators.roofline import attainable_tflops, critical_intensity, matmul_intensity
 from atlas.core.kernels import roofline, systolic
 from atlas.core.kernels.demo_workloads import BACKENDS, DEMOS, FUSED_OPS, fma_intensity
+from atlas.core.l10n.names import device_name
 from atlas.data.tables import format_figure
 
 MEASUREMENT_COLUMNS = ("device", "backend", "params", "measured", "peak", "percent", "software", "date")
@@ -81,7 +82,7 @@ def measurement_row(entry: dict, devices_by_id: dict, lang: str) -> str:
     unit = l10n.t(lang, UNIT_KEYS[entry["result"]["unit"]])
     value = entry["result"]["value"]
     if device:
-        who = f'{escape(device["name"])}'
+        who = f'{escape(device_name(device["name"], lang))}'
     else:
         who = f'{escape(entry["device_name"])} <small>({escape(l10n.t(lang, "kernels.not_in_dataset"))})</small>'
     peak = demo_peaks.peak(device, entry["demo"], entry["params"].get("precision")) if device else None
@@ -220,7 +221,7 @@ def roofline_table(devices_by_id: dict, lang: str, ids, precision: str = "bf16",
     for device_id in ids:
         device, figure, bandwidth = device_roof(devices_by_id, device_id, precision, demo)
         peak = figure["value"]
-        cells = [f'<th scope="row">{escape(device["name"])}</th>']
+        cells = [f'<th scope="row">{escape(device_name(device["name"], lang))}</th>']
         cells.append(f'<td data-sort="{peak!r}" title="{escape(peak_label(figure, lang))}">{format_figure(peak, lang)}</td>')
         cells.append(f'<td data-sort="{bandwidth!r}">{format_figure(bandwidth, lang)}</td>')
         ridge = critical_intensity(peak, bandwidth)
@@ -270,7 +271,7 @@ def roofline_workloads(devices_by_id: dict, lang: str, device_id: str, precision
     caption = l10n.t(
         lang,
         "kernels.roofline.workload_caption",
-        device=device["name"],
+        device=device_name(device["name"], lang),
         figure=peak_label(figure, lang),
         peak=format_figure(peak, lang),
         bandwidth=format_figure(bandwidth, lang),

@@ -15,6 +15,7 @@ from html import escape
 
 from atlas.core import l10n
 from atlas.core.calculators import cost
+from atlas.core.l10n.names import device_name
 from atlas.data.safe import http_url
 from atlas.data.tables import format_figure
 
@@ -78,7 +79,7 @@ def price_table(prices_by_device: dict, devices: dict, lang: str) -> str:
                                 for p in shown["prices"])
         body.append(
             f'<tr data-device="{escape(device["id"])}" data-basis="{basis}">'
-            f'<th scope="row">{escape(device["name"])}</th>'
+            f'<th scope="row">{escape(device_name(device["name"], lang))}</th>'
             f"<td>{escape(kind)}</td>"
             f'<td data-sort="{sort_value!r}">{amount}</td>'
             f'<td data-sort="{escape(as_of)}">{escape(l10n.format_month(as_of, lang))}</td>'

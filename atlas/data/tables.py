@@ -11,6 +11,7 @@ from html import escape
 
 from atlas.core import l10n
 from atlas.core.calculators.fields import NUMERIC_FIELDS, ComputeField, field_value, parse_field
+from atlas.core.l10n.names import device_name
 from atlas.data.frame import select_devices
 from atlas.data.safe import http_url, inline_text
 
@@ -99,12 +100,14 @@ def cell(device: dict, name: str, lang: str) -> str:
     return f"<td>{escape(str(raw))}</td>"
 
 
-def name_cell(device: dict) -> str:
-    """The row header: the short name (tables stay narrow), the full product name as its tooltip."""
+def name_cell(device: dict, lang: str = "en") -> str:
+    """The row header: the short name (tables stay narrow), the full product name as its tooltip; both in ``lang``
+    (German translates the descriptive words, see ``atlas.core.l10n.names``)."""
+    full = device_name(device["name"], lang)
     short = device.get("short_name")
     if not short or short == device["name"]:
-        return f'<th scope="row">{escape(device["name"])}</th>'
-    return f'<th scope="row" title="{escape(device["name"])}">{escape(short)}</th>'
+        return f'<th scope="row">{escape(full)}</th>'
+    return f'<th scope="row" title="{escape(full)}">{escape(device_name(short, lang))}</th>'
 
 
 # Column groups of the header row above the column names, in the order a table usually lists them.
@@ -193,7 +196,7 @@ def device_table(
         cells = []
         for c in columns:
             if c == "name":
-                cells.append(name_cell(device))
+                cells.append(name_cell(device, lang))
             else:
                 cells.append(cell(device, c, lang))
         extra = _filter_attrs(device) if filterable else ""

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from atlas.core.calculators.defaults import GB, GIB, MATRIX_RATE_RATIO, PRECISION_FALLBACKS, SPARSE_TO_DENSE
 from atlas.core.calculators.messages import ValidationError, error
+from atlas.core.l10n.names import device_name
 
 # memory.type of an accelerator without memory of its own (Hailo-8: a vision accelerator beside a host); its
 # capacity and bandwidth are null in the data set.
@@ -41,8 +42,20 @@ class Peak:
         return self.precision != self.requested
 
 
-def name(device: dict) -> str:
-    return device.get("short_name") or device["name"]
+def name(device: dict, lang: str = "en") -> str:
+    """The name a result or picker shows (``short_name``, else ``name``), in ``lang``: German translates the
+    descriptive words ("16-core CPU" -> "16-Kern-CPU", see ``atlas.core.l10n.names``)."""
+    return device_name(device.get("short_name") or device["name"], lang)
+
+
+def localized(text: str, lang: str = "en") -> str:
+    """A device name the result already carries (``entry["name"]``), in ``lang``."""
+    return device_name(text, lang)
+
+
+def full_name(device: dict, lang: str = "en") -> str:
+    """The full product name (``name``) in ``lang``."""
+    return device_name(device["name"], lang)
 
 
 def has_own_memory(device: dict) -> bool:

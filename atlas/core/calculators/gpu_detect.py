@@ -114,13 +114,14 @@ def message(info, devices: dict, lang: str) -> dict:
     """:func:`match` with the localized lines the page shows: ``lines`` (what was found, that nothing was sent,
     that the memory size cannot be read) — or the "not available" line when the adapter said nothing."""
     from atlas.core import l10n
+    from atlas.core.l10n.names import device_name
 
     lang = lang if lang in l10n.LANGUAGES else l10n.DEFAULT_LANGUAGE
     found = match(info, devices)
     what = _reported(info)
     if not what:
         return {**found, "lines": [l10n.t(lang, "gpu_detect.unavailable")]}
-    names = [str(devices[i].get("name", i)) for i in found["candidates"]]
+    names = [device_name(str(devices[i].get("name", i)), lang) for i in found["candidates"]]
     if found["match"]:
         first = l10n.t(lang, "gpu_detect.found", name=names[0])
     elif len(names) > MAX_NAMED:  # a vendor alone names dozens of devices: a few, then the list

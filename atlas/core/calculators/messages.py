@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from atlas.core import l10n
+from atlas.core.l10n.names import device_name
 
 # Parameters whose string value is a precision name, shown with its label (FP8, BF16, ...).
 _PRECISION_PARAMS = {"wanted", "used", "precision"}
@@ -20,6 +21,8 @@ _PRECISION_PARAMS = {"wanted", "used", "precision"}
 _FORMAT_PARAMS = {"weights", "kv_cache"}
 # Parameters whose string value is a calculator parameter name, shown with its label.
 _FIELD_PARAMS = {"field", "other"}
+# Parameters whose string value is a device name (or a list of them), shown in the language of the message.
+_DEVICE_PARAMS = {"device", "baseline", "devices"}
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,8 @@ def display(name: str, value, lang: str) -> str:
         return l10n.t(lang, f"format.{text}")
     if name in _FIELD_PARAMS:
         return field_label(text, lang)
+    if name in _DEVICE_PARAMS:
+        return device_name(text, lang)
     if name.endswith("bound") and f"bound.{text}" in l10n.labels(lang):
         return l10n.t(lang, f"bound.{text}")
     return text

@@ -112,7 +112,7 @@ def _choice_label(param: Param, value: str, lang: str, catalog) -> str:
         device_id, gib = dev.split_choice(value)
         device = catalog.devices[device_id]
         gib = device["memory"]["capacity_gib"] if gib is None else gib
-        return l10n.t(lang, "calc.device_option", name=device_name(device),
+        return l10n.t(lang, "calc.device_option", name=device_name(device, lang),
                       gib=l10n.format_number(gib, lang, 1))
     key = {  # a choice's label is "<parameter>.<value>" unless listed here
         "weights": f"format.{value}",
@@ -126,13 +126,13 @@ def _choice_label(param: Param, value: str, lang: str, catalog) -> str:
     return l10n.t(lang, key)
 
 
-def device_name(device: dict) -> str:
+def device_name(device: dict, lang: str = "en") -> str:
     """The device's name for a picker whose choices carry the memory size: a size in the name itself
-    ("RTX 4060 Ti 16GB") is left out where the device is sold with several."""
+    ("RTX 4060 Ti 16GB") is left out where the device is sold with several; in ``lang`` (``devices.name``)."""
     name = dev.name(device)
     if len({c["capacity_gib"] for c in dev.configurations(device)}) > 1:
         name = re.sub(r"\s*\b\d+\s?GB$", "", name) or name
-    return name
+    return dev.localized(name, lang)
 
 
 def choices(param: Param, catalog) -> list[str]:

@@ -21,6 +21,7 @@ from atlas.core.calculators.defaults import MAX_DEVICES_FOR_FIT
 from atlas.core.calcview import numbers
 from atlas.core.calcview.markup import el, fill, text
 from atlas.core.charts import estimates
+from atlas.core.l10n.names import device_name
 
 BREAKDOWN = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
 # What the speed result's ``time_s`` is the time of, per workload.
@@ -85,9 +86,10 @@ def _verdict_device(verdict: dict, lang: str) -> str:
     gib = numbers.significant(verdict["capacity_gib"], lang)
     count = verdict["num_devices"]
     if verdict["name"]:
+        name = device_name(verdict["name"], lang)
         if count == 1:
-            return _t(lang, "verdict.device.one", name=verdict["name"], gib=gib)
-        return _t(lang, "verdict.device.many", count=l10n.format_number(count, lang, 0), name=verdict["name"], gib=gib)
+            return _t(lang, "verdict.device.one", name=name, gib=gib)
+        return _t(lang, "verdict.device.many", count=l10n.format_number(count, lang, 0), name=name, gib=gib)
     if count == 1:
         return _t(lang, "verdict.device.custom_one", gib=gib)
     return _t(lang, "verdict.device.custom_many", count=l10n.format_number(count, lang, 0), gib=gib)
@@ -147,7 +149,7 @@ def _memory_verdict(result: dict, lang: str) -> Sentence:
         need = ("total_gib", result["total_gib"], numbers.gib(result["total_gib"], lang))
         if fitting:
             smallest = min(fitting, key=lambda f: (f["usable_gib"], f["name"]))
-            device = _t(lang, "verdict.device.one", name=smallest["name"],
+            device = _t(lang, "verdict.device.one", name=device_name(smallest["name"], lang),
                         gib=numbers.significant(smallest["capacity_gib"], lang))
             return Sentence(_need(lang) + " " + _t(lang, "verdict.smallest"),
                             need=need, device=device)
@@ -210,7 +212,7 @@ def suggestions_html(result: dict, lang: str) -> str:
                               count=("verdict.suggestions.num_devices", tips["num_devices"],
                                      l10n.format_number(tips["num_devices"], lang, 0))).html())
     if tips["devices"]:
-        devices = ", ".join(text(_t(lang, "verdict.device.one", name=f["name"],
+        devices = ", ".join(text(_t(lang, "verdict.device.one", name=device_name(f["name"], lang),
                                     gib=numbers.significant(f["capacity_gib"], lang))) for f in tips["devices"])
         items.append(fill(_t(lang, "verdict.suggest.devices"), devices=devices))
     if result["mode"] == "inference" and (verdict["fits"] or verdict["offload"]):
@@ -232,7 +234,7 @@ def memory_answer(result: dict, lang: str) -> str:
     return el("div", line + suggestions_html(result, lang) + hint, class_="atlas-calc-answer")
 
 
-def _capacities(fits: list[dict], need_gib: float) -> list[dict]:
+def _capacities(fits: list[dict], need_gib: float, lang: str = "en") -> list[dict]:
     """Capacity lines for the chart: the smallest devices (at most three) with at least ``need_gib``,
     what the bar shows (the whole model, or one device's share of a sharded one)."""
     holding = sorted((f for f in fits if f["capacity_gib"] >= need_gib), key=lambda f: (f["capacity_gib"], f["name"]))
@@ -240,7 +242,7 @@ def _capacities(fits: list[dict], need_gib: float) -> list[dict]:
     for f in holding:
         if f["capacity_gib"] not in seen:
             seen.add(f["capacity_gib"])
-            out.append({"label": f["name"], "capacity_gib": f["capacity_gib"]})
+            out.append({"label": device_name(f["name"], lang), "capacity_gib": f["capacity_gib"]})
         if len(out) == 3:
             break
     return out
@@ -276,7 +278,7 @@ def memory_html(result: dict, lang: str) -> str:
     )
     bar = estimates.vram_bar(result, lang)  # one device's share when sharded
     need = result["per_device_gib"] if n > 1 else result["total_gib"]
-    chart = _chart(lambda: charts.memory_breakdown_svg([bar], lang, capacities=_capacities(result["fits"], need) or None),
+    chart = _chart(lambda: charts.memory_breakdown_svg([bar], lang, capacities=_capacities(result["fits"], need, lang) or None),
                    lang)
     head = [_t(lang, "calc.col.part"), _t(lang, "calc.col.gib_total" if n > 1 else "calc.col.gib")]
     if n > 1:
@@ -314,7 +316,7 @@ def fits_html(fits: list[dict], lang: str) -> str:
     def row(i: int, f: dict) -> str:
         return el(
             "tr",
-            el("th", text(f["name"]), scope="row")
+            el("th", text(device_name(f["name"], lang)), scope="row")
             + value("td", f"fits[{i}].count", f["count"], l10n.format_number(f["count"], lang, 0))
             + value("td", f"fits[{i}].per_device_gib", f["per_device_gib"], numbers.gib(f["per_device_gib"], lang))
             + value("td", f"fits[{i}].capacity_gib", f["capacity_gib"], numbers.gib(f["capacity_gib"], lang)),
@@ -381,7 +383,7 @@ def _cost_sentence(result: dict, lang: str) -> Sentence | None:
         parts.update({
             f"{which}_usd": (f"{which}.cost.usd_per_million_tokens", usd,
                              l10n.format_number(usd, lang, 3 if usd < 1 else 2)),
-            f"{which}_name": entry["name"],
+            f"{which}_name": device_name(entry["name"], lang),
             f"{which}_hourly": l10n.format_number(cost["usd_per_device_hour"], lang, 2),
             f"{which}_providers": l10n.format_number(cost.get("providers") or 0, lang, 0),
             f"{which}_as_of": l10n.format_month(str(cost["as_of"])[:7], lang) if cost.get("as_of") else "",
@@ -399,9 +401,10 @@ def _devices_name(result: dict, entry: dict, lang: str) -> str:
     """"RTX 4090", or "2 × RTX 4090" when the answer is for several devices: a headline never reads as one card's
     speed when the model is split over two."""
     count = result.get("num_devices") or 1
+    name = device_name(entry["name"], lang)
     if count <= 1:
-        return entry["name"]
-    return _t(lang, "cli.device_count", count=l10n.format_number(count, lang, 0), name=entry["name"])
+        return name
+    return _t(lang, "cli.device_count", count=l10n.format_number(count, lang, 0), name=name)
 
 
 def _speed_answer(result: dict, lang: str) -> Sentence:
@@ -527,7 +530,7 @@ def speed_html(result: dict, lang: str) -> str:
             # a figure the device does not state (no compute peak, bandwidth or power): "—", and the result's note says why
             cells += value("td", f"{which}.{key}", raw, fmt(raw) if raw is not None else _t(lang, "table.not_stated"))
         rows.append(el("tr", cells))
-    head = [_t(lang, "calc.col.quantity")] + [entry["name"] for _, entry in entries]
+    head = [_t(lang, "calc.col.quantity")] + [device_name(entry["name"], lang) for _, entry in entries]
     table = _table(head, rows)
     workload = el(
         "p",
@@ -559,7 +562,7 @@ def plan_html(result: dict, lang: str) -> str:
     found = result.get("plan")
     if not found:
         return ""
-    said = planner.sentences(found, result["device"]["name"], result["num_devices"], result["context"], lang)
+    said = planner.sentences(found, device_name(result["device"]["name"], lang), result["num_devices"], result["context"], lang)
     body = value("p", "plan.concurrency", found["concurrency"], said[0], class_="atlas-calc-plan")
     body += "".join(el("p", text(sentence)) for sentence in said[1:])
     if found.get("accuracy"):
@@ -586,7 +589,7 @@ def price_sources_html(entries: list, lang: str) -> str:
         if found.get("basis") != "purchase" or not url.startswith(("https://", "http://")):
             continue
         link = el("a", text(str(found.get("source_title") or url)), href=url, rel="noopener")
-        lines.append(el("p", fill(_t(lang, "calc.price_source"), device=text(entry["name"]), source=link,
+        lines.append(el("p", fill(_t(lang, "calc.price_source"), device=text(device_name(entry["name"], lang)), source=link,
                                   as_of=text(l10n.format_month(str(found.get("as_of", ""))[:7], lang)
                                              if found.get("as_of") else "")),
                         class_="atlas-calc-price-source"))
@@ -611,7 +614,7 @@ def measured_html(result: dict, lang: str) -> str:
         listed = listed_by.get(which)
         if listed is None or not result.get(which):
             continue
-        name = result[which]["name"]
+        name = device_name(result[which]["name"], lang)
         if not listed["cases"]:
             parts.append(el("p", text(_t(lang, "measured.none", device=name)), class_="atlas-calc-measured-none",
                             data_measured=which))

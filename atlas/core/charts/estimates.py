@@ -10,6 +10,7 @@ from the same result. Standard library only; nothing is recomputed.
 from __future__ import annotations
 
 from atlas.core import l10n
+from atlas.core.l10n.names import device_name
 
 
 def case_label(result: dict, lang: str) -> str:
@@ -60,7 +61,7 @@ def speed_roofline(result: dict, lang: str) -> dict:
     for key in ("device", "baseline"):
         d = result.get(key)
         if d:
-            devices.append({"id": d["id"], "label": d.get("name") or d["id"], "peak_tflops": d["peak_tflops"],
+            devices.append({"id": d["id"], "label": device_name(d.get("name"), lang) or d["id"], "peak_tflops": d["peak_tflops"],
                             "bandwidth_gb_s": d["bandwidth_gb_s"]})
     first = result["device"]
     return {

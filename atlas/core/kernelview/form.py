@@ -31,7 +31,7 @@ def field_id(demo: str, name: str) -> str:
 def choices(kind: str, lang: str, catalog) -> list[tuple[str, str]]:
     """(value, label) of a select: devices by name, precisions in the data set's order."""
     if kind == "device":
-        found = [(k, dev.name(d)) for k, d in catalog.devices.items() if usable(d)]
+        found = [(k, dev.name(d, lang)) for k, d in catalog.devices.items() if usable(d)]
         return sorted(found, key=lambda item: item[1].lower())
     return [(p, l10n.t(lang, f"precision.{p}")) for p in PRECISIONS]
 

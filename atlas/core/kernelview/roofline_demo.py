@@ -65,7 +65,7 @@ def run(values: dict, typed: dict, lang: str, catalog) -> tuple[dict | None, lis
                                      suggestions=suggestions(precision, PRECISIONS)))
     elif device is not None and roof(device, precision) is None:
         available = ", ".join(l10n.t(lang, f"precision.{p}") for p in stated_precisions(device))
-        errors.append(inputs.message("precision", "kdemo.error.no_precision", lang, device=dev.name(device),
+        errors.append(inputs.message("precision", "kdemo.error.no_precision", lang, device=dev.name(device, lang),
                                      precision=precision, available=available))
     try:
         roofline.positive("intensity", values["intensity"])
@@ -76,7 +76,7 @@ def run(values: dict, typed: dict, lang: str, catalog) -> tuple[dict | None, lis
     peak, bandwidth = roof(device, precision)
     return {
         "device": device_id,
-        "device_name": dev.name(device),
+        "device_name": dev.name(device, lang),
         "precision": precision,
         "unit": peak.unit,
         "from_sparse": peak.from_sparse,
