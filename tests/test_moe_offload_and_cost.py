@@ -172,7 +172,10 @@ def test_purchase_price_amortised_in_the_answer_in_german():
     assert cost["usd_per_device_hour"] == pytest.approx(2000 / (3 * 8760))  # three years round the clock
     assert "dein Kaufpreis 2.000\u00a0US-$, verteilt auf 3 Jahre Dauerbetrieb: 0,08\u00a0US-$ je Gerätestunde" \
         in out["summary"]
-    assert "Kosten auf RTX 4090: ≈ 0,41" in out["summary"]
+    per_million = cost["usd_per_device_hour"] / (out["result"]["device"]["tokens_per_s"] * 3600) * 1e6
+    assert cost["usd_per_million_tokens"] == pytest.approx(per_million)  # the hour's price over its tokens
+    shown = l10n.format_number(per_million, "de", 2)
+    assert 0.3 < per_million < 0.6 and f"Kosten auf RTX 4090: ≈ {shown}\u00a0US-$ je Million Tokens" in out["summary"]
 
 
 def test_no_cost_for_a_device_that_does_not_hold_the_model():
