@@ -272,3 +272,17 @@ def test_the_default_engine_is_the_weight_formats_own(device, weights, engine):
     assert answer["device"]["engine"] == engine
     chosen = result("speed", {"model": "qwen3-30b-a3b", "device": device, "weights": weights, "engine": "llama.cpp"})
     assert chosen["device"]["engine"] == "llama.cpp"
+
+
+def test_a_baseline_the_devices_engine_does_not_run_on_gets_its_own():
+    """MLX on a Mac against an A100: the A100 is estimated with vLLM (MLX runs only on Apple silicon), and the
+    comparison says which engine each used; two Macs share MLX."""
+    mixed = result("speed", {"model": "qwen3-30b-a3b", "weights": "mlx_6bit", "device": "apple-m3-max",
+                             "baseline": "a100-sxm-80gb"})
+    assert (mixed["device"]["engine"], mixed["baseline"]["engine"]) == ("mlx", "vllm")
+    summary = rendered("speed", {"model": "qwen3-30b-a3b", "weights": "mlx_6bit", "device": "apple-m3-max",
+                                 "baseline": "a100-sxm-80gb"})["summary"]
+    assert "Estimated with MLX on Apple M3 Max and vLLM on A100 SXM 80GB." in summary
+    macs = result("speed", {"model": "qwen3-30b-a3b", "weights": "mlx_6bit", "device": "apple-m3-max",
+                            "baseline": "apple-m4-max"})
+    assert (macs["device"]["engine"], macs["baseline"]["engine"]) == ("mlx", "mlx")

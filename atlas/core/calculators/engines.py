@@ -88,6 +88,12 @@ def default_engine(device: dict, weights: str | None = None) -> str:
     return "llama.cpp"
 
 
+def runs_on(engine: str, device: dict) -> bool:
+    """Whether ``engine`` runs on ``device`` at all: MLX only on Apple silicon (its Metal backend); the others on
+    every device class the speed model knows."""
+    return engine != "mlx" or device_class(device) == "apple"
+
+
 def backend(engine: str, device: dict) -> str:
     """The GPU API the engine drives this device through (cuda, rocm, metal, vulkan, sycl, other)."""
     cls = device_class(device)

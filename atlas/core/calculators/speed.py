@@ -492,12 +492,15 @@ def estimate_speed(
         prices = prices or {}
         dev_result = llm_device_result(device_id, device, model, opts, "device", notes,
                                        prices.get(dev.plain_id(device_id)), draft=draft)
-        # A comparison runs both on the same software: the engine given, else the device's default.
+        # A comparison runs both on the same software: the engine given, else the device's default — where that
+        # engine runs on the baseline at all (MLX only on Apple silicon), else the baseline's own default.
         # The baseline's prices are its own: a price typed for the device is not applied to it.
         base_opts = opts.replace(price_per_hour=opts.cost.baseline_price_per_hour,
                                  purchase_usd=opts.cost.baseline_purchase_usd)
+        base_engine = dev_result["engine"] if baseline is None or engines.runs_on(dev_result["engine"], baseline) \
+            else engines.default_engine(baseline, opts.quantisation.weights)
         base_result = (llm_device_result(baseline_id, baseline, model, base_opts, "baseline", notes,
-                                         prices.get(dev.plain_id(baseline_id)), engine=dev_result["engine"], draft=draft)
+                                         prices.get(dev.plain_id(baseline_id)), engine=base_engine, draft=draft)
                        if baseline else None)
         work = Work(work.flops, work.bytes, work.tokens if opts.run.workload == "prefill" else opts.run.batch)
     else:
