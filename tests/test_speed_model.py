@@ -194,9 +194,12 @@ def test_accuracy_targets_printed_and_the_ones_met_kept():
     # 78.1 -> 78.5 %, prefill 75.2 -> 78.6 %, while multi-device decode fell 81.7 -> 75.6 %, because 41 of the new
     # cases are tensor parallel over Thunderbolt between Macs, one source only: left out, its link latency falls back
     # to the pooled one of PCIe and NVLink, and the prediction is 2-3 times too slow (a second source would fix it).
-    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.784
-    assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.755
-    assert summary["prefill"]["within_0.67_1.5"] >= 0.786
+    # The refit with a second Thunderbolt source (Jeff Geerling's Exo runs, 2026-12-06 late) lowered multi-device
+    # decode to 75.2 %: the two sources disagree (Exo's tensor-parallel decode implies ~4x less time per all-reduce),
+    # so each left out is predicted about 2x off (Exo's cases measured/predicted 2.0, guruswami's 0.53 as before).
+    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.785
+    assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.752
+    assert summary["prefill"]["within_0.67_1.5"] >= 0.787
     # Every case the data holds is answered or refused with a reason, counted per reason and source.
     refused = report["summary"]["refused"]
     assert refused and all(reason and by_source and all(n > 0 for n in by_source.values())
