@@ -47,7 +47,8 @@ def kv_quality_rows(dataset: Dataset) -> list:
 
 # What a reader needs to judge a measured case beside an estimate; the rest of the case stays in data/inference/.
 MEASURED_FIELDS = ("device", "model", "engine", "weights", "num_devices", "batch", "prompt_tokens", "generated_tokens",
-                   "context_depth", "memory_gib", "decode_tokens_per_s", "prefill_tokens_per_s", "date")
+                   "context_depth", "memory_gib", "decode_tokens_per_s", "prefill_tokens_per_s", "date", "power_w",
+                   "power_scope")
 
 
 def measured_rows(dataset: Dataset) -> dict:

@@ -16,6 +16,7 @@ import math
 
 from atlas.core import l10n
 from atlas.core.calculators import devices as dev
+from atlas.core.calculators import energy as power
 from atlas.core.calculators import fit, kv_quality, measured, planner, speculative
 from atlas.core.calculators.catalog import Catalog, CatalogError
 from atlas.core.calculators.inputs import BY_NAME, CUSTOM, Options, default_of, parse
@@ -239,6 +240,7 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
         if result.get(which) and result[which].get("speculative"):
             readers.append(speculation_note(result[which], lang))
     notes[:0] = readers
+    notes.extend(measured_power_notes(result, values, model, catalog))
     if published:
         notes.insert(0, Message("note.published_format", {"weights": published, "model": model.name}))
     result["weights_source"] = _weights_source(values, published) if model is not None else None
@@ -273,6 +275,37 @@ def measured_beside(result: dict, values: dict, model: ModelSpec | None, catalog
                                   engine=entry.get("engine"))
 
     return {"device": listed("device", values["device"]), "baseline": listed("baseline", values["baseline"])}
+
+
+def measured_power_notes(result: dict, values: dict, model: ModelSpec | None, catalog: Catalog) -> list[Message]:
+    """Beside the energy per token at TDP (an upper bound): where the data set has a measured power for the same
+    device (and number of devices) in this phase (``measured.measured_power``), the energy per token at that power
+    for the estimated speed, stored as ``result[which]["energy"]["measured"]`` (``{"power_w", "power_scope",
+    "joules_per_token", "kwh_per_million_tokens", "model", "engine", "weights", "tokens_per_s", "source"}``), and a
+    note naming the power, its source and what it covers. [] for workloads that are not an LLM phase."""
+    if model is None or result["workload"] not in ("decode", "prefill"):
+        return []
+    out = []
+    for which in ("device", "baseline"):
+        entry, choice = result.get(which), values.get(which)
+        energy = (entry or {}).get("energy") or {}
+        if not choice or not entry.get("tokens_per_s"):
+            continue
+        found = measured.measured_power(catalog.measurements, choice, result["workload"], model.id,
+                                        result["num_devices"], entry.get("engine"), result["weights"])
+        if found is None:
+            continue
+        per = power.per_token(found["power_w"], entry["tokens_per_s"])
+        found.update(joules_per_token=per["joules_per_token"], kwh_per_million_tokens=per["kwh_per_million_tokens"])
+        energy = {**energy, "measured": found}
+        entry["energy"] = energy
+        spec = catalog.models.get(found.get("model"))
+        out.append(Message(f"note.energy_measured_{found['power_scope']}", {
+            "device": entry.get("name", choice), "watts": float(found["power_w"]),
+            "joules": per["joules_per_token"], "source": found.get("source", {}).get("title", ""),
+            "model": (spec or {}).get("name", found.get("model", "")), "engine": found.get("engine", ""),
+            "measured_tps": float(found["tokens_per_s"])}))
+    return out
 
 
 def non_finite(value, path: str = "") -> str | None:

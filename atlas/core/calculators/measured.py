@@ -128,3 +128,29 @@ def described(row: dict, lang: str) -> dict:
         model += f" ({l10n.t(lang, 'measured.similar')})"
     return {"model": model, "engine": engine, "setup": ", ".join(setup),
             "tokens_per_s": l10n.format_significant(row["tokens_per_s"], lang, 3), "date": row.get("date", "")}
+
+
+def measured_power(measurements: list[dict], device_choice: str, phase: str, model_id: str | None = None,
+                   num_devices: int = 1, engine: str | None = None, weights: str | None = None) -> dict | None:
+    """The measured power (``power_w``, ``power_scope``) the data set has for ``device_choice`` with
+    ``num_devices`` devices in ``phase``, or None: the case of the same model first, then of the same weight format,
+    then of the same engine, then the newest. Returns ``{"power_w", "power_scope", "model", "engine", "weights", "tokens_per_s", "source"}``."""
+    field = PHASE_FIELD.get(phase)
+    try:
+        device_id, _ = split_choice(device_choice)
+    except ValueError:
+        return None
+    found = [case for case in measurements
+             if field and case.get("device") == device_id and case.get("num_devices", 1) == num_devices
+             and field in case and case.get("power_w") and case.get("power_scope")]
+    if not found:
+        return None
+    found.sort(key=lambda case: (case.get("model") != model_id, case.get("weights") != weights,
+                                 case.get("engine") != engine,
+                                 _negated_date(case.get("date"))))
+    best = found[0]
+    row = {"power_w": best["power_w"], "power_scope": best["power_scope"], "tokens_per_s": best[field]}
+    for key in ("model", "engine", "weights", "source"):
+        if key in best:
+            row[key] = best[key]
+    return row
