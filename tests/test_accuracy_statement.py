@@ -32,16 +32,17 @@ def speed_accuracy(**params):
 
 def test_h100_with_vllm_at_batch_1_says_there_are_no_vllm_cases_and_whose_figure_it_shows():
     a = speed_accuracy(device="h100-sxm")
-    # 717: the refit of 2026-12-06 (late) added the single-Mac case of the Exo source to decode at batch 1.
-    assert (a["engine"], a["level"], a["engine_cases"], a["cases"]) == ("vllm", "phase", 0, 717)
+    # 728: the refit of 2026-12-06 (late) added the single-Mac case of the Exo source and 11 RTX 5090 runs with
+    # measured power to decode at batch 1.
+    assert (a["engine"], a["level"], a["engine_cases"], a["cases"]) == ("vllm", "phase", 0, 728)
     assert trust.statement(a, "en") == (
         "There are no published measurements of generation on one device at batch 1 with vLLM; the figure is for all "
-        f"engines together (cross-validated, 717 published measurements): half within ±12{NNBSP}%, four in five "
+        f"engines together (cross-validated, 728 published measurements): half within ±11{NNBSP}%, four in five "
         f"within ±26{NNBSP}%.")
     assert trust.statement(a, "de") == (
         "Für vLLM gibt es keine veröffentlichten Messungen zur Tokenerzeugung auf einem Gerät mit Batch 1; die Angabe "
-        "gilt für alle Engines zusammen (kreuzvalidiert, 717 veröffentlichte Messungen): die Hälfte liegt innerhalb "
-        f"von ±12{NNBSP}%, vier von fünf innerhalb von ±26{NNBSP}%.")
+        "gilt für alle Engines zusammen (kreuzvalidiert, 728 veröffentlichte Messungen): die Hälfte liegt innerhalb "
+        f"von ±11{NNBSP}%, vier von fünf innerhalb von ±26{NNBSP}%.")
 
 
 def test_batched_vllm_gets_the_vllm_figure_not_the_phase_one():
@@ -57,12 +58,12 @@ def test_batched_vllm_gets_the_vllm_figure_not_the_phase_one():
 
 
 @pytest.mark.parametrize(("params", "key", "cases", "en", "de"), [
-    ({"device": "rtx-4090", "weights": "q4_k_m"}, "decode-single-batch1|llama.cpp|nvidia-geforce", 76,
+    ({"device": "rtx-4090", "weights": "q4_k_m"}, "decode-single-batch1|llama.cpp|nvidia-geforce", 87,
      f"Cases like this (generation on one device at batch 1 with llama.cpp on GeForce and RTX workstation cards; "
-     f"cross-validated, 76 published measurements): half within ±6{NNBSP}%, four in five within ±14{NNBSP}%.",
+     f"cross-validated, 87 published measurements): half within ±5{NNBSP}%, four in five within ±12{NNBSP}%.",
      f"Ähnliche Fälle (Tokenerzeugung auf einem Gerät mit Batch 1 mit llama.cpp auf GeForce- und "
-     f"RTX-Workstation-Karten; kreuzvalidiert, 76 veröffentlichte Messungen): die Hälfte liegt innerhalb von "
-     f"±6{NNBSP}%, vier von fünf innerhalb von ±14{NNBSP}%."),
+     f"RTX-Workstation-Karten; kreuzvalidiert, 87 veröffentlichte Messungen): die Hälfte liegt innerhalb von "
+     f"±5{NNBSP}%, vier von fünf innerhalb von ±12{NNBSP}%."),
     ({"device": "rtx-4090", "weights": "q4_k_m", "workload": "prefill"}, "prefill|llama.cpp|nvidia-geforce", 138,
      f"Cases like this (prompt processing with llama.cpp on GeForce and RTX workstation cards; cross-validated, "
      f"138 published measurements): half within ±37{NNBSP}%, four in five within ±66{NNBSP}%.",

@@ -197,7 +197,8 @@ def test_accuracy_targets_printed_and_the_ones_met_kept():
     # The refit with a second Thunderbolt source (Jeff Geerling's Exo runs, 2026-12-06 late) lowered multi-device
     # decode to 75.2 %: the two sources disagree (Exo's tensor-parallel decode implies ~4x less time per all-reduce),
     # so each left out is predicted about 2x off (Exo's cases measured/predicted 2.0, guruswami's 0.53 as before).
-    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.785
+    # Then 11 RTX 5090 runs with measured power (tg512) joined decode at batch 1: 78.5 -> 78.9 %.
+    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.788
     assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.752
     assert summary["prefill"]["within_0.67_1.5"] >= 0.787
     # Every case the data holds is answered or refused with a reason, counted per reason and source.
