@@ -190,3 +190,27 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+# Test files whose tests are spread over the pytest-xdist workers one by one under '--dist loadfile' (the
+# Makefile's setting), instead of running on one worker as a whole. Only files whose tests are independent of
+# each other and use no module fixture: each worker that runs some of them pays their per-process setup once.
+# test_injection.py is a third of the fast lane's CPU time; as one unit it kept one worker busy while the others
+# had finished.
+SPLIT_FILES = {"tests/test_injection.py"}
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: no error where xdist is absent or disabled
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None  # xdist's own scheduler
+    from xdist.scheduler import LoadFileScheduling
+
+    class SplitLoadFileScheduling(LoadFileScheduling):
+        """``loadfile``, but the tests of SPLIT_FILES are work units of their own."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return nodeid if path in SPLIT_FILES else path
+
+    return SplitLoadFileScheduling(config, log)
