@@ -32,11 +32,18 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
-def dataset():
+@functools.cache
+def shared_dataset():
+    """``load_dataset()``, loaded once per test process (a load validates every file: seconds). Read-only, as the
+    ``dataset`` fixture: a test that changes data changes a copy."""
     from atlas.data.dataset import load_dataset
 
     return load_dataset()
+
+
+@pytest.fixture(scope="session")
+def dataset():
+    return shared_dataset()
 
 
 def run_mkdocs_build(site_dir: Path, config: Path | None = None, cwd: Path = REPO_ROOT,
