@@ -46,6 +46,16 @@ def dataset():
     return shared_dataset()
 
 
+def define_macros(env) -> None:
+    """``macros.main.define_env(env)`` as the build runs it, on the shared data set instead of a fresh load of
+    the same files."""
+    from macros import main
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(main, "load_dataset", shared_dataset)
+        main.define_env(env)
+
+
 def run_mkdocs_build(site_dir: Path, config: Path | None = None, cwd: Path = REPO_ROOT,
                      snapshot: bool = False) -> subprocess.CompletedProcess:
     """Run ``mkdocs build --strict`` into ``site_dir`` and return the finished process.
