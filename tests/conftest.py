@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import importlib
 import os
 import shutil
 import subprocess
@@ -54,6 +55,36 @@ def define_macros(env) -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(main, "load_dataset", shared_dataset)
         main.define_env(env)
+
+
+@pytest.fixture
+def run_demo_here(monkeypatch, capsys):
+    """Runs a demo's ``main(argv)`` in this process, as ``python atlas/demos/<name>.py argv...`` runs it (the
+    script ends in ``sys.exit(main())``), and gives its exit code and output as ``subprocess.run`` would: a new
+    Python process costs seconds (NumPy, then a full load of the data set). The data set the demo loads
+    (``load_dataset()`` of data/) is the shared one. Some tests keep running the demos as real processes."""
+    from atlas.data import dataset as dataset_module
+
+    load = dataset_module.load_dataset
+
+    def load_shared(data_dir=dataset_module.DATA_DIR, *args, **kwargs):
+        if args or kwargs or Path(data_dir).resolve() != Path(dataset_module.DATA_DIR).resolve():
+            return load(data_dir, *args, **kwargs)
+        return shared_dataset()
+
+    monkeypatch.setattr(dataset_module, "load_dataset", load_shared)
+
+    def run(name: str, *argv: str) -> subprocess.CompletedProcess:
+        module = importlib.import_module(f"atlas.demos.{name}")
+        capsys.readouterr()
+        try:
+            code = module.main(list(argv))
+        except SystemExit as exc:
+            code = exc.code
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess([name, *argv], code or 0, out.out, out.err)
+
+    return run
 
 
 def run_mkdocs_build(site_dir: Path, config: Path | None = None, cwd: Path = REPO_ROOT,
