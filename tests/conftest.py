@@ -244,8 +244,14 @@ def pytest_collection_modifyitems(config, items):
 # Makefile's setting), instead of running on one worker as a whole. Only files whose tests are independent of
 # each other and use no module fixture: each worker that runs some of them pays their per-process setup once.
 # test_injection.py is a third of the fast lane's CPU time; as one unit it kept one worker busy while the others
-# had finished.
-SPLIT_FILES = {"tests/test_injection.py"}
+# had finished. The others are few tests of seconds each, which xdist (ordering files by their number of tests)
+# would hand out last, as whole files.
+SPLIT_FILES = {
+    "tests/test_injection.py",
+    "tests/test_contributor_workflow.py",
+    "tests/test_data_loading_fast.py",
+    "tests/test_calculators_properties.py",
+}
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: no error where xdist is absent or disabled
