@@ -10,7 +10,8 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
-# Tests run on every CPU (pytest-xdist); one test file stays on one worker, so its module fixtures run once.
+# Tests run on every CPU (pytest-xdist); one test file stays on one worker, so its module fixtures run once
+# (except the files tests/conftest.py lists in SPLIT_FILES, whose independent tests are spread one by one).
 PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
 # One BLAS/OpenMP thread per test worker (and for `make fit`, where a single fit took 147 s instead of 6 s with them): the workers already use every CPU, and OpenBLAS's own threads on top of

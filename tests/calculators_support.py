@@ -6,8 +6,8 @@ from functools import cache
 
 from atlas.core.calculators.api import handle
 from atlas.core.calculators.catalog import Catalog
-from atlas.data.dataset import load_dataset
 from atlas.data.export import export_dataset
+from conftest import shared_dataset
 
 GIB = 2**30
 GB = 10**9
@@ -15,7 +15,7 @@ GB = 10**9
 
 @cache
 def catalog() -> Catalog:
-    return Catalog.from_dict(export_dataset(load_dataset()))
+    return Catalog.from_dict(export_dataset(shared_dataset()))
 
 
 def ok(command: str, lang: str = "en", **params) -> dict:

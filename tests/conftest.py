@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import importlib
 import os
 import shutil
 import subprocess
@@ -32,11 +33,58 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
-def dataset():
+@functools.cache
+def shared_dataset():
+    """``load_dataset()``, loaded once per test process (a load validates every file: seconds). Read-only, as the
+    ``dataset`` fixture: a test that changes data changes a copy."""
     from atlas.data.dataset import load_dataset
 
     return load_dataset()
+
+
+@pytest.fixture(scope="session")
+def dataset():
+    return shared_dataset()
+
+
+def define_macros(env) -> None:
+    """``macros.main.define_env(env)`` as the build runs it, on the shared data set instead of a fresh load of
+    the same files."""
+    from macros import main
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(main, "load_dataset", shared_dataset)
+        main.define_env(env)
+
+
+@pytest.fixture
+def run_demo_here(monkeypatch, capsys):
+    """Runs a demo's ``main(argv)`` in this process, as ``python atlas/demos/<name>.py argv...`` runs it (the
+    script ends in ``sys.exit(main())``), and gives its exit code and output as ``subprocess.run`` would: a new
+    Python process costs seconds (NumPy, then a full load of the data set). The data set the demo loads
+    (``load_dataset()`` of data/) is the shared one. Some tests keep running the demos as real processes."""
+    from atlas.data import dataset as dataset_module
+
+    load = dataset_module.load_dataset
+
+    def load_shared(data_dir=dataset_module.DATA_DIR, *args, **kwargs):
+        if args or kwargs or Path(data_dir).resolve() != Path(dataset_module.DATA_DIR).resolve():
+            return load(data_dir, *args, **kwargs)
+        return shared_dataset()
+
+    monkeypatch.setattr(dataset_module, "load_dataset", load_shared)
+
+    def run(name: str, *argv: str) -> subprocess.CompletedProcess:
+        module = importlib.import_module(f"atlas.demos.{name}")
+        capsys.readouterr()
+        try:
+            code = module.main(list(argv))
+        except SystemExit as exc:
+            code = exc.code
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess([name, *argv], code or 0, out.out, out.err)
+
+    return run
 
 
 def run_mkdocs_build(site_dir: Path, config: Path | None = None, cwd: Path = REPO_ROOT,
@@ -190,3 +238,33 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+# Test files whose tests are spread over the pytest-xdist workers one by one under '--dist loadfile' (the
+# Makefile's setting), instead of running on one worker as a whole. Only files whose tests are independent of
+# each other and use no module fixture: each worker that runs some of them pays their per-process setup once.
+# test_injection.py is a third of the fast lane's CPU time; as one unit it kept one worker busy while the others
+# had finished. The others are few tests of seconds each, which xdist (ordering files by their number of tests)
+# would hand out last, as whole files.
+SPLIT_FILES = {
+    "tests/test_injection.py",
+    "tests/test_contributor_workflow.py",
+    "tests/test_data_loading_fast.py",
+    "tests/test_calculators_properties.py",
+}
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: no error where xdist is absent or disabled
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None  # xdist's own scheduler
+    from xdist.scheduler import LoadFileScheduling
+
+    class SplitLoadFileScheduling(LoadFileScheduling):
+        """``loadfile``, but the tests of SPLIT_FILES are work units of their own."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return nodeid if path in SPLIT_FILES else path
+
+    return SplitLoadFileScheduling(config, log)

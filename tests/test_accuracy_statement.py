@@ -12,15 +12,15 @@ import pytest
 
 from atlas.core.calculators import accuracy_groups, trust
 from atlas.data import accuracy
-from atlas.data.dataset import load_dataset
 from calculators_support import ok
+from conftest import shared_dataset
 
 NNBSP = "\u202f"
 
 
 def test_committed_groups_are_what_the_committed_report_gives():
     report = accuracy.load_report()
-    assert accuracy.groups_module(report, load_dataset().devices) == accuracy.GROUPS_PY.read_text(encoding="utf-8")
+    assert accuracy.groups_module(report, shared_dataset().devices) == accuracy.GROUPS_PY.read_text(encoding="utf-8")
     for phase, figures in report["summary"]["cross_validated"].items():
         if phase != "all":
             assert accuracy_groups.GROUPS[phase] == {k: v for k, v in figures.items() if k != "worst_ratio"}

@@ -5,9 +5,8 @@ import shutil
 import subprocess
 import sys
 
-from atlas.data.dataset import load_dataset
 from atlas.data.export import export_json
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, shared_dataset
 
 
 def run(*args, cwd=REPO_ROOT, python=(sys.executable,)):
@@ -55,7 +54,7 @@ def test_runs_on_the_standard_library_alone(tmp_path):
         shutil.copytree(REPO_ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("__init__.py", "__main__.py"):
         shutil.copy(REPO_ROOT / "atlas" / name, tmp_path / "atlas" / name)
-    (tmp_path / "atlas-data.json").write_text(export_json(load_dataset()), encoding="utf-8")
+    (tmp_path / "atlas-data.json").write_text(export_json(shared_dataset()), encoding="utf-8")
     python = (sys.executable, "-S", "-E", "-s")
     out = run("vram", "--model", "mixtral-8x7b", "--weights", "q4_k_m", "--json", "--data-json", "atlas-data.json",
               cwd=tmp_path, python=python)

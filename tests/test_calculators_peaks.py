@@ -8,9 +8,9 @@ import pytest
 from atlas.core.calculators import devices as dev
 from atlas.core.calculators.api import handle
 from atlas.core.calculators.catalog import Catalog
-from atlas.data.dataset import load_dataset
 from atlas.data.export import export_dataset
 from calculators_support import catalog, ok
+from conftest import shared_dataset
 
 
 def device(device_id):
@@ -21,7 +21,7 @@ def device(device_id):
 def sparse_only_catalog() -> Catalog:
     """The shipped catalog with the H200's dense Tensor Core figures removed, as its datasheet states them:
     NVIDIA gives the H200 Tensor Core figures "with sparsity" only (the data set files the dense ones as derived)."""
-    data = copy.deepcopy(export_dataset(load_dataset()))
+    data = copy.deepcopy(export_dataset(shared_dataset()))
     h200 = data["devices"]["h200-sxm"]
     h200["compute"] = [e for e in h200["compute"] if not (e["unit"] == "matrix" and e["sparsity"] == "dense" and e.get("origin") == "derived")]
     return Catalog.from_dict(data)

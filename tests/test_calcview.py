@@ -21,6 +21,7 @@ from atlas.core.calcview.page import DefaultsError, calculator_html, config_json
 from atlas.core.charts import estimates
 from calc_results import lookup, result_elements
 from calculators_support import catalog
+from conftest import shared_dataset
 
 CASES = [
     ("vram", {"model": "llama-3.1-70b", "weights": "q4_k_m", "context": "8192"}),
@@ -248,10 +249,9 @@ def test_pyweb_never_returns_non_finite_numbers(monkeypatch):
 
 
 def test_browser_entry_reads_the_export_and_renders(tmp_path, monkeypatch):
-    from atlas.data.dataset import load_dataset
     from atlas.data.export import export_json
 
-    (tmp_path / "atlas-data.json").write_text(export_json(load_dataset()), encoding="utf-8")
+    (tmp_path / "atlas-data.json").write_text(export_json(shared_dataset()), encoding="utf-8")
     monkeypatch.setattr(pyweb, "DATA_DIR", str(tmp_path))
     monkeypatch.setattr(browser, "_catalog", None)
     assert pyweb.warm(["calculators.render"]) == ["calculators.render"]

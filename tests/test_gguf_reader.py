@@ -38,7 +38,7 @@ from atlas.core.calculators.gguf_reader import (
 )
 from atlas.core.calculators.messages import render_text
 from atlas.core.calculators.models import ModelSpec
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, shared_dataset
 
 gguf = pytest.importorskip("gguf")
 T = gguf.GGMLQuantizationType
@@ -579,11 +579,10 @@ def _llama_bytes(files) -> bytes:
 
 @pytest.fixture(scope="module")
 def export(tmp_path_factory):
-    from atlas.data.dataset import load_dataset
     from atlas.data.export import export_json
 
     path = tmp_path_factory.mktemp("export") / "atlas-data.json"
-    path.write_text(export_json(load_dataset()), encoding="utf-8")
+    path.write_text(export_json(shared_dataset()), encoding="utf-8")
     return path
 
 

@@ -18,7 +18,7 @@ from atlas.core.calculators.hf_config import ConfigError, from_hf_config, hf_con
 from atlas.core.calculators.messages import render_text
 from atlas.core.calculators.models import ModelSpec
 from calculators_support import catalog
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, shared_dataset
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "configs"
 
@@ -97,11 +97,10 @@ def test_fixtures_run_through_the_calculator(name):
 
 
 def test_cli_takes_a_config(tmp_path):
-    from atlas.data.dataset import load_dataset
     from atlas.data.export import export_json
 
     export = tmp_path / "atlas-data.json"
-    export.write_text(export_json(load_dataset()), encoding="utf-8")
+    export.write_text(export_json(shared_dataset()), encoding="utf-8")
     run = lambda *a: subprocess.run([sys.executable, "-m", "atlas", *a, "--data-json", str(export)],  # noqa: E731
                                     cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     out = run("vram", "--config", str(FIXTURES / "qwen3-30b-a3b.json"), "--weights", "q4_k_m", "--json")

@@ -49,15 +49,13 @@ def test_accuracy_page_says_what_eager_transformers_costs(lang, figure, bandwidt
 
     import jinja2
 
-    from conftest import REPO_ROOT
+    from conftest import REPO_ROOT, define_macros
 
     sys.path.insert(0, str(REPO_ROOT / "tests"))
     from test_kernel_page_prose import FakeEnv
 
-    from macros import main
-
     env = FakeEnv(lang)
-    main.define_env(env)
+    define_macros(env)
     page = (REPO_ROOT / "docs" / "calculators" / ("accuracy.de.md" if lang == "de" else "accuracy.md")).read_text(encoding="utf-8")
     bullet = re.search(r"^- \*\*(Eager frameworks|Frameworks im Eager-Modus)\.\*\*.*?(?=^- |^## )", page, re.S | re.M).group(0)
     text = re.sub(r"[ \n]+", " ", jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(bullet).render(**env.macros))

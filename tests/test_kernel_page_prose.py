@@ -9,7 +9,7 @@ import re
 import jinja2
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, define_macros
 
 DOCS = REPO_ROOT / "docs" / "kernels"
 DEMOS = ("bandwidth", "matmul", "intensity", "fused")
@@ -32,12 +32,10 @@ class FakeEnv:
 
 @pytest.fixture(scope="module")
 def render():
-    from macros import main
-
     envs = {}
     for lang in ("en", "de"):
         envs[lang] = FakeEnv(lang)
-        main.define_env(envs[lang])
+        define_macros(envs[lang])
 
     def _render(page: str, lang: str) -> str:
         path = DOCS / (f"{page}.de.md" if lang == "de" else f"{page}.md")

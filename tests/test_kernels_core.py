@@ -332,8 +332,8 @@ PEAK_TOLERANCE_PERCENT = 5
 
 
 @pytest.mark.parametrize("demo, options, unit", NUMPY_RUNS, ids=lambda v: v if isinstance(v, str) else None)
-def test_numpy_demo_runs_and_checks_its_result(demo, options, unit):
-    done = run_demo(f"atlas/demos/{demo}_numpy.py", *options, "--repeat", "2", "--json", "--device", "h100-sxm")
+def test_numpy_demo_runs_and_checks_its_result(demo, options, unit, run_demo_here):
+    done = run_demo_here(f"{demo}_numpy", *options, "--repeat", "2", "--json", "--device", "h100-sxm")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["demo"] == demo and out["backend"] == "numpy" and out["device"]["platform"] == "cpu"

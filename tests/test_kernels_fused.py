@@ -96,9 +96,9 @@ def test_expected_picks_the_operation():
 
 
 @pytest.mark.parametrize("op, passes, saved", [("softmax", 8, 75.0), ("layernorm", 10, 80.0)])
-def test_numpy_demo_runs_each_op(op, passes, saved):
+def test_numpy_demo_runs_each_op(op, passes, saved, run_demo_here):
     # 517 rows: the last block of rows is a partial one.
-    done = run_demo("atlas/demos/fused_numpy.py", "--op", op, "--rows", "517", "--cols", "300", "--repeat", "2", "--json", "--device", "h100-sxm")
+    done = run_demo_here("fused_numpy", "--op", op, "--rows", "517", "--cols", "300", "--repeat", "2", "--json", "--device", "h100-sxm")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["params"] == {"op": op, "rows": 517, "cols": 300, "dtype": "fp32"}
@@ -109,8 +109,8 @@ def test_numpy_demo_runs_each_op(op, passes, saved):
     assert out["achieved"]["value"] == pytest.approx(details["fused_gb_s"])
 
 
-def test_numpy_default_op_is_softmax():
-    done = run_demo("atlas/demos/fused_numpy.py", "--rows", "16", "--cols", "16", "--repeat", "1", "--json")
+def test_numpy_default_op_is_softmax(run_demo_here):
+    done = run_demo_here("fused_numpy", "--rows", "16", "--cols", "16", "--repeat", "1", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["params"]["op"] == "softmax"
 

@@ -14,9 +14,10 @@ from atlas.core import calcview
 from atlas.core.calculators.api import handle
 from atlas.core.calculators.memory import kv_cache_bytes
 from atlas.core.calculators.models import ModelSpec
-from atlas.data.dataset import kv_quality_problems, load_dataset
+from atlas.data.dataset import kv_quality_problems
 from atlas.data.export import export_dataset
 from atlas.data.schema import schema_problems
+from conftest import shared_dataset
 
 GIB = 2**30
 PARAMS = {"model": "llama-3.1-8b", "context": 32768}
@@ -25,7 +26,7 @@ SPEED = {**PARAMS, "device": "h100-sxm", "workload": "decode"}
 
 @cache
 def export() -> dict:
-    return export_dataset(load_dataset())
+    return export_dataset(shared_dataset())
 
 
 def answer(command: str, params: dict, lang: str = "en") -> dict:
@@ -39,7 +40,7 @@ def model() -> ModelSpec:
 
 
 def good_record() -> dict:
-    return next(e for e in load_dataset().kv_quality.values() if e["id"] == "llmkube-issue-601")
+    return next(e for e in shared_dataset().kv_quality.values() if e["id"] == "llmkube-issue-601")
 
 
 def test_schema_and_checks_reject_bad_records():
@@ -133,7 +134,7 @@ def test_the_browser_catalogue_keeps_the_measurements_of_the_export():
     from atlas.core.calculators import kv_quality
     from atlas.core.calculators.catalog import Catalog
 
-    export = json.loads(json.dumps(export_dataset(load_dataset())))
+    export = json.loads(json.dumps(export_dataset(shared_dataset())))
     catalog = Catalog.from_dict(export)
     assert catalog.kv_quality and len(catalog.kv_quality) == len(export["kv_quality"])
     assert kv_quality.rows_of(catalog) == kv_quality.rows_of(export)

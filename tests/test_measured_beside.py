@@ -18,8 +18,8 @@ from atlas.core.calculators.api import handle
 from atlas.core.calculators.catalog import Catalog, CatalogError
 from atlas.core.calculators.models import ModelSpec
 from atlas.data.checks.inference import cases as file_cases
-from atlas.data.dataset import load_dataset
 from atlas.data.export import MEASURED_FIELDS, export_dataset, measured_rows
+from conftest import shared_dataset
 from tests.calculators_support import catalog, rendered, result
 
 M4_MAX_QWEN3_8B = {"workload": "decode", "device": "apple-m4-max", "model": "qwen3-8b", "weights": "mlx_4bit"}
@@ -27,7 +27,7 @@ M4_MAX_QWEN3_8B = {"workload": "decode", "device": "apple-m4-max", "model": "qwe
 
 @pytest.fixture(scope="module")
 def dataset():
-    return load_dataset()
+    return shared_dataset()
 
 
 def measured_in_files(dataset, device: str, model: str, phase_field: str) -> list[dict]:
@@ -112,7 +112,7 @@ def test_no_measurement_is_said_in_both_languages():
 
 
 def test_a_malformed_measurement_table_is_a_data_error_not_a_traceback():
-    data = export_dataset(load_dataset())
+    data = export_dataset(shared_dataset())
     for broken in ({"columns": ["device"], "rows": [["x", 0]]}, {"rows": []}, {"columns": [], "rows": 5, "sources": []}):
         with pytest.raises(CatalogError):
             Catalog.from_dict({**data, "measurements": broken})

@@ -13,8 +13,7 @@ import pytest
 
 from atlas.core import pyweb
 from atlas.data import webbundle
-from atlas.data.dataset import load_dataset
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, shared_dataset
 from macros import runtime_hooks
 
 # page -> (entry points it warms, whether it fetches the data export)
@@ -73,7 +72,7 @@ def test_bundle_runs_on_the_standard_library_alone(tmp_path):
     zipfile.ZipFile(BytesIO(webbundle.site_bundle()[0])).extractall(tmp_path / "lib")
     data = tmp_path / "data"
     data.mkdir()
-    (data / "atlas-data.json").write_bytes(webbundle.site_data(load_dataset())[0])
+    (data / "atlas-data.json").write_bytes(webbundle.site_data(shared_dataset())[0])
     script = (
         "import json, sys; sys.path.insert(0, sys.argv[1]); from atlas.core import pyweb; pyweb.DATA_DIR = sys.argv[2];"
         "pyweb.warm(['calculators.render']);"
@@ -140,7 +139,7 @@ def test_runtime_declaration_points_at_existing_files(built_site):
             options = json.loads(meta.replace("&#34;", '"'))
             warm, needs_data = PAGES_WITH_RUNTIME[page]
             assert options["bundle"] == webbundle.site_bundle()[1]
-            data = {"atlas-data.json": webbundle.site_data(load_dataset())[1]} if needs_data else {}
+            data = {"atlas-data.json": webbundle.site_data(shared_dataset())[1]} if needs_data else {}
             assert options["data"] == data
             assert options["warm"] == warm
             snapshot = built_site / webbundle.PYODIDE_DIR / options["snapshot"]  # this build's, named by its hash
@@ -300,7 +299,7 @@ def test_the_snapshot_step_stops_the_build_when_the_standard_library_lacks_a_mod
             if info.filename != "statistics.py":  # imported by the core, at module level
                 out.writestr(info, trimmed.read(info))
     pyodide = {webbundle.STDLIB_NAME: buf.getvalue()}
-    data = {"atlas-data.json": webbundle.site_data(load_dataset())[0]}
+    data = {"atlas-data.json": webbundle.site_data(shared_dataset())[0]}
     with pytest.raises(Abort, match="statistics"):
         runtime_hooks.make_snapshot(REPO_ROOT / "node_modules" / "pyodide", pyodide, webbundle.site_bundle()[0],
                                     data, cache=tmp_path / "cache")

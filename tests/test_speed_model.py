@@ -13,8 +13,8 @@ from atlas.core.calculators import fitted
 from atlas.core.calculators import speed_model as sm
 from atlas.core.calculators.models import ModelSpec
 from atlas.data import accuracy, fit_speed
-from atlas.data.dataset import load_dataset
 from calculators_support import catalog, ok
+from conftest import shared_dataset
 
 
 def terms(model_id, device_id, case):
@@ -147,7 +147,7 @@ def test_comparison_wording_uses_a_factor_above_one():
 
 
 def _small_problem():
-    dataset = load_dataset()
+    dataset = shared_dataset()
     cases, _ = fit_speed.build_cases(dataset)
     keep = sorted({c.source for c in cases})[:4]
     return dataset, [c for c in cases if c.source in keep]
