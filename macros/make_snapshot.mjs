@@ -28,6 +28,20 @@ import path from "node:path";
 // Errors are printed as their message only (a Python traceback for a PythonError) and set the exit status:
 // Node's own report of an uncaught error starts with the whole minified line of pyodide.asm.mjs it came
 // from, which fills the pipe to the build (64 kB) before the message.
+// The same as growMemoryFor in docs/assets/javascripts/pyodide-worker.mjs (a page's worker cannot import
+// from macros/): Pyodide copies a snapshot over a memory it never grows first (30 MiB at the start), so the hook
+// grows it to the snapshot's heap through MEMFS's mmap, which allocates in the WebAssembly heap.
+function growMemoryFor(snapshot) {
+  const header = new Uint32Array(snapshot.buffer, snapshot.byteOffset, 4)[1];
+  const heapBytes = snapshot.byteLength - header;
+  return async (FS) => {
+    const stream = FS.open("/tmp/atlas-snapshot-heap", "w+");
+    FS.mmap(stream, heapBytes, 0, 3, 2);  // PROT_READ | PROT_WRITE, MAP_PRIVATE
+    FS.close(stream);
+    FS.unlink("/tmp/atlas-snapshot-heap");
+  };
+}
+
 async function main() {
   const job = JSON.parse(readFileSync(process.argv[2], "utf8"));
   const { loadPyodide } = await import(pathToFileURL(path.join(job.pyodide, "pyodide.mjs")).href);
@@ -48,6 +62,14 @@ async function main() {
   pyweb.destroy(); // no JavaScript reference may be left in the snapshot
   const snapshot = pyodide.makeMemorySnapshot();
   writeFileSync(job.out, snapshot);
+
+  // Restore it as the worker does (pyodide-worker.mjs: _loadSnapshot, with the hook that first grows the memory
+  // to the snapshot's size), so a snapshot that cannot be restored stops here instead of shipping.
+  const restored = await loadPyodide({ indexURL: options.indexURL, stdLibURL: options.stdLibURL,
+                                       _loadSnapshot: snapshot, fsInit: growMemoryFor(snapshot) });
+  if (restored.runPython("'atlas.core.pyweb' in __import__('sys').modules") !== true) {
+    throw new Error("the restored snapshot does not hold atlas.core.pyweb");
+  }
 
   // The check of the trimmed standard library (see above), after the snapshot so that it holds none of it.
   if (job.stdlib_full) {

@@ -53,6 +53,23 @@ async function fetchSnapshot(url) {
   return new Uint8Array(bytes);
 }
 
+// Pyodide restores a snapshot by copying it over the WebAssembly memory (HEAP8.set), but it never grows the
+// memory first: the module starts with 30 MiB, so a snapshot of a Python that needed more (ours does, with the
+// catalogue read) fails with "offset is out of bounds". This fsInit hook, run before the restore, makes the
+// memory as large as the snapshot's: MEMFS's mmap allocates its buffer in the WebAssembly heap, which grows it;
+// the restore then overwrites that buffer with the rest of the heap. macros/make_snapshot.mjs checks the
+// restore the same way when it makes the snapshot.
+function growMemoryFor(snapshot) {
+  const header = new Uint32Array(snapshot.buffer, snapshot.byteOffset, 4)[1];  // bytes before the heap
+  const heapBytes = snapshot.byteLength - header;
+  return async (FS) => {
+    const stream = FS.open("/tmp/atlas-snapshot-heap", "w+");
+    FS.mmap(stream, heapBytes, 0, 3, 2);  // PROT_READ | PROT_WRITE, MAP_PRIVATE
+    FS.close(stream);
+    FS.unlink("/tmp/atlas-snapshot-heap");
+  };
+}
+
 // loadPyodide, refused when pyodide.asm.wasm cannot be fetched or compiled: Pyodide then only logs
 // "wasm instantiation failed!" with console.warn and loadPyodide never settles (pyodide.mjs,
 // getInstantiateWasmFunc), so that message is watched for while it runs.
@@ -119,7 +136,10 @@ async function boot({ pyodideURL, bundleURL, snapshotURL = null, stdlibURL = nul
     try {
       const options = { indexURL: pyodideURL };
       if (stdlibURL) options.stdLibURL = stdlibURL;  // python_stdlib.zip?v=<hash>: this build's, never a stale copy
-      if (fromSnapshot) options._loadSnapshot = await snapshot;
+      if (fromSnapshot) {
+        options._loadSnapshot = await snapshot;
+        options.fsInit = growMemoryFor(options._loadSnapshot);
+      }
       pyodide = await startPyodide(loadPyodide, options);
     } catch (err) {
       if (last) {
