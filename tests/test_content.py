@@ -325,7 +325,7 @@ def test_derived_figures_name_their_field_in_the_readers_language(built_site):
     en = built_path(built_site, "why-accelerators", "en").read_text(encoding="utf-8")
     de = built_path(built_site, "why-accelerators", "de").read_text(encoding="utf-8")
     assert 'title="Computed: peak BF16 (matrix unit, dense) of NVIDIA H100 SXM5 80 GB ÷ its memory bandwidth' in en
-    assert 'title="Berechnet: Spitzenleistung BF16 (Matrixeinheit, dicht) von NVIDIA H100 SXM5 80 GB ÷ Speicherbandbreite' in de
+    assert 'title="Berechnet: Spitzenleistung BF16 (Matrixeinheit, dicht) von NVIDIA H100 SXM5 80\u00a0GB ÷ Speicherbandbreite' in de
     titles = re.findall(r'data-derived="[^"]*" title="([^"]*)"', en + de)
     assert titles and not [t for t in titles if ".matrix." in t or ".vector." in t]
 

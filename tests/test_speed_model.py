@@ -197,10 +197,15 @@ def test_accuracy_targets_printed_and_the_ones_met_kept():
     # The refit with a second Thunderbolt source (Jeff Geerling's Exo runs, 2026-12-06 late) lowered multi-device
     # decode to 75.2 %: the two sources disagree (Exo's tensor-parallel decode implies ~4x less time per all-reduce),
     # so each left out is predicted about 2x off (Exo's cases measured/predicted 2.0, guruswami's 0.53 as before).
-    # Then 11 RTX 5090 runs with measured power (tg512) joined decode at batch 1: 78.5 -> 78.9 %.
-    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.788
-    assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.752
-    assert summary["prefill"]["within_0.67_1.5"] >= 0.787
+    # Then 11 RTX 5090 runs with measured power (tg512) joined decode at batch 1: 78.5 -> 78.9 %; NVIDIA NIM and
+    # InferenceX concurrency sweeps took it to 80.0 %. Fitting the runs whose throughput includes their prompts over
+    # their serving terms (fit_speed.FIT_SERVING_RUNS, with the figures that decided it) traded decode at batch 1
+    # (80.0 -> 77.9 %), multi-device (74.6 -> 74.4 %) and prefill (78.8 -> 77.9 %) for the held-out
+    # maximum-throughput runs (76 -> 85 % within x0.67-1.5), asserted below.
+    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.778
+    assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.744
+    assert summary["prefill"]["within_0.67_1.5"] >= 0.779
+    assert summary["serving-max-throughput"]["within_0.67_1.5"] >= 0.853
     # Every case the data holds is answered or refused with a reason, counted per reason and source.
     refused = report["summary"]["refused"]
     assert refused and all(reason and by_source and all(n > 0 for n in by_source.values())
