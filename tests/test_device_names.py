@@ -5,7 +5,6 @@ import re
 import pytest
 
 from atlas.core import calcview
-from atlas.core.calculators import devices as dev
 from atlas.core.calculators.messages import Message
 from atlas.core.calcview import form
 from atlas.core.l10n.names import NBSP, RULES, device_name
@@ -74,8 +73,8 @@ def test_no_device_keeps_an_english_descriptive_word_in_german(dataset):
                 assert not re.search(r"\d (?:GB|TB|GiB)\b", german), german  # plain space before the unit
     assert not left, left
     apple = dataset.device("apple-m3-max")
-    assert dev.full_name(apple, "de") == f"Apple M3 Max (16-Kern-CPU, 40-Kern-GPU, 128{NBSP}GB)"
-    assert dev.full_name(apple) == apple["name"]
+    assert device_name(apple["name"], "de") == f"Apple M3 Max (16-Kern-CPU, 40-Kern-GPU, 128{NBSP}GB)"
+    assert device_name(apple["name"]) == apple["name"]
 
 
 def test_device_names_in_messages_follow_the_language():

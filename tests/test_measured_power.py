@@ -80,3 +80,15 @@ def test_a_device_without_measured_power_shows_no_such_line():
     assert "measured" not in out["device"]["energy"]
     assert not [n for n in out["notes"] if n["key"].startswith("note.energy_measured")]
     assert "note.energy_tdp" in [n["key"] for n in out["notes"]]
+
+
+@pytest.mark.parametrize("lang, shown", [("en", "while Qwen2.5 7B ran on vLLM at 150"),
+                                         ("de", "während Qwen2.5 7B unter vLLM mit 150\u00a0Tokens/s lief")])
+def test_the_measured_power_note_names_the_engine_by_its_label(lang, shown):
+    """The note carries the engine's id ("vllm"); the reader sees its name ("vLLM"), in either phase's wording."""
+    from atlas.core.calculators.messages import render_text
+
+    text = render_text("note.energy_measured_board", {"watts": 300.0, "source": "S", "model": "Qwen2.5 7B",
+                                                      "engine": "vllm", "measured_tps": 150.0, "device": "H100 SXM",
+                                                      "joules": 2.0}, lang)
+    assert shown in text and "vllm" not in text

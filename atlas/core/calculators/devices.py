@@ -48,15 +48,6 @@ def name(device: dict, lang: str = "en") -> str:
     return device_name(device.get("short_name") or device["name"], lang)
 
 
-def localized(text: str, lang: str = "en") -> str:
-    """A device name the result already carries (``entry["name"]``), in ``lang``."""
-    return device_name(text, lang)
-
-
-def full_name(device: dict, lang: str = "en") -> str:
-    """The full product name (``name``) in ``lang``."""
-    return device_name(device["name"], lang)
-
 
 def has_own_memory(device: dict) -> bool:
     """False for an accelerator without memory of its own to hold a model (``memory.type`` "none")."""

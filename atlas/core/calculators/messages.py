@@ -88,6 +88,8 @@ def display(name: str, value, lang: str) -> str:
         return field_label(text, lang)
     if name in _DEVICE_PARAMS:
         return device_name(text, lang)
+    if name == "engine" and f"engine.{text}" in l10n.labels(lang):
+        return l10n.t(lang, f"engine.{text}")  # "vllm" -> "vLLM"
     if name.endswith("bound") and f"bound.{text}" in l10n.labels(lang):
         return l10n.t(lang, f"bound.{text}")
     return text

@@ -20,6 +20,7 @@ from atlas.core.calculators import devices as dev
 from atlas.core.calculators.inputs import BY_NAME, CUSTOM, CUSTOM_FIELDS, Param, params_for
 from atlas.core.calcview.markup import attrs, el, text, void
 from atlas.core.calcview.numbers import field_value
+from atlas.core.l10n.names import device_name as localized_name
 
 # (group name, condition or None, parameter names): the order of the fields. A parameter not listed here joins the
 # group its table entry names (``Param.group``; None: the command's last group), at its end (``groups``).
@@ -132,7 +133,7 @@ def device_name(device: dict, lang: str = "en") -> str:
     name = dev.name(device)
     if len({c["capacity_gib"] for c in dev.configurations(device)}) > 1:
         name = re.sub(r"\s*\b\d+\s?GB$", "", name) or name
-    return dev.localized(name, lang)
+    return localized_name(name, lang)
 
 
 def choices(param: Param, catalog) -> list[str]:
