@@ -128,8 +128,8 @@ OFFLINE_READY = "() => document.documentElement.dataset.atlasOffline === 'ready'
 THROTTLED_PROFILE = {
     "name": "Lighthouse mobileSlow4G, DevTools throttling",
     "request_latency_ms": 150 * 3.75,
-    "download_kbit_s": 1.6 * 1024 * 0.9,
-    "upload_kbit_s": 750 * 0.9,
+    "download_kbit_s": round(1.6 * 1024 * 0.9, 2),
+    "upload_kbit_s": round(750 * 0.9, 2),
     "cpu_slowdown": 4,
 }
 
