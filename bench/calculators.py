@@ -22,13 +22,22 @@ cache each (medians):
   ``.gz`` copies (as nginx ``gzip_static`` does), beside the uncompressed figure;
 - ``snapshot``: cold ready time with the build's memory snapshot and without it (its request refused, so
   the worker starts Pyodide as before), alternating in the same browser, and whether the runs really
-  started from it (``timings.snapshot``).
+  started from it (``timings.snapshot``);
+- ``throttled``: a cold visit under a phone-like profile, Lighthouse's ``mobileSlow4G`` preset as DevTools
+  throttling applies it (``THROTTLED_PROFILE``: 562.5 ms request latency, 1,474.56 kbit/s down, 675 kbit/s up,
+  CPU 4x slower), set over CDP (``Network.emulateNetworkConditions``, ``Emulation.setCPUThrottlingRate``), with
+  the server sending the build's ``.gz`` copies: a bare ``loadPyodide()`` and the calculator's ready time,
+  alternating, and their ratio (goal: ready <= bare). The network limits reach the workers' requests; the
+  CPU slowdown does not reach a worker (Chromium refuses it there: "only supported for pages"), so it slows
+  the page's main thread only, while Pyodide starts in a worker on both sides.
 
 Writes ``bench/results.json`` and prints a table. Usage:
 ``python -m bench.calculators --site SITE_DIR [--runs 5]`` (from the repository root);
 ``--only offline`` measures the service-worker and compression figures alone (written to
 ``bench/tmp/offline-results.json``), ``--only snapshot`` the snapshot figures alone
-(``bench/tmp/snapshot-results.json``).
+(``bench/tmp/snapshot-results.json``), ``--only throttled`` the throttled profile alone
+(``bench/tmp/throttled-results.json``, ``--runs`` pairs). The throttled part is slow (about two minutes a
+pair on the development machine), so the whole bench measures ``--throttled-runs`` pairs (default 1; 0 skips it).
 """
 
 from __future__ import annotations
@@ -58,6 +67,8 @@ new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__long
 """
 # Function predicates, not bare expressions: Playwright evaluates those with eval, which the CSP refuses.
 READY = "() => document.querySelector('[data-calc-status]').dataset.calcStatus === 'ready'"
+# The same, for a wait that starts before the page is parsed (navigation committed only).
+READY_ONCE_PARSED = "() => document.querySelector('[data-calc-status]')?.dataset.calcStatus === 'ready'"
 PHASES = """() => {
   const rt = document.querySelector('[data-atlas-calculator]').atlasCalculator.runtime;
   return { worker_started: rt.started, pyodide: rt.info.pyodide_ms, python_setup: rt.info.total_ms - rt.info.pyodide_ms,
@@ -110,6 +121,17 @@ RECOMPUTE = """async (n) => {
 
 
 OFFLINE_READY = "() => document.documentElement.dataset.atlasOffline === 'ready'"
+
+# Lighthouse's mobile default, "mobileSlow4G" (rttMs 150, throughputKbps 1.6 * 1024, cpuSlowdownMultiplier 4),
+# in the form it takes for DevTools throttling: requestLatencyMs 150 * 3.75, downloadThroughputKbps
+# 1.6 * 1024 * 0.9, uploadThroughputKbps 750 * 0.9 (GoogleChrome/lighthouse, core/config/constants.js).
+THROTTLED_PROFILE = {
+    "name": "Lighthouse mobileSlow4G, DevTools throttling",
+    "request_latency_ms": 150 * 3.75,
+    "download_kbit_s": round(1.6 * 1024 * 0.9, 2),
+    "upload_kbit_s": round(750 * 0.9, 2),
+    "cpu_slowdown": 4,
+}
 
 
 class _GzipStaticHandler(_QuietHandler):
@@ -316,6 +338,94 @@ def snapshot_rows(r: dict) -> list[tuple[str, str, str]]:
     ]
 
 
+def throttle(ctx, page, profile: dict = THROTTLED_PROFILE) -> None:
+    """Apply ``profile`` to ``page`` over CDP: its network conditions (they also hold for the requests of the
+    page's workers) and its CPU slowdown (the page's main thread only: Chromium refuses it for workers)."""
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions", {
+        "offline": False,
+        "latency": profile["request_latency_ms"],
+        "downloadThroughput": profile["download_kbit_s"] * 1024 / 8,  # bytes per second
+        "uploadThroughput": profile["upload_kbit_s"] * 1024 / 8,
+    })
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": profile["cpu_slowdown"]})
+
+
+def throttled_figures(browser, site: Path, runs: int) -> dict:
+    """Cold visits under ``THROTTLED_PROFILE``, against a server that sends the build's ``.gz`` copies (as a
+    phone would be served), alternating in one browser: a bare ``loadPyodide()`` (its worker started from the
+    content page, loaded unthrottled first; timed from the worker's start) and the memory calculator (timed
+    from navigation start until the first live result). Service workers are blocked: every visit is cold.
+    Needs the bare baseline's worker file in ``site``."""
+    bare, ready, used = [], [], []
+    sent = {"bare": [], "ready": []}  # bytes transferred (the workers' requests included)
+    server, base = serve(site, gzip_static=True)
+    try:
+        for _ in range(runs):
+            ctx = browser.new_context(service_workers="block")
+            page = ctx.new_page()
+            page.goto(base + CONTENT, wait_until="networkidle")
+            throttle(ctx, page)
+            sizes = transferred(page)
+            bare.append(page.evaluate(BARE, f"{base}/{BARE_WORKER_FILE}"))
+            sent["bare"].append(sizes["bytes"])
+            ctx.close()
+
+            ctx = browser.new_context(service_workers="block")
+            page = ctx.new_page()
+            throttle(ctx, page)
+            sizes = transferred(page)
+            page.goto(base + VRAM, wait_until="commit", timeout=300_000)
+            page.wait_for_function(READY_ONCE_PARSED, timeout=600_000)
+            ready.append(page.evaluate("() => performance.now()"))
+            sent["ready"].append(sizes["bytes"])
+            used.append(page.evaluate(SNAPSHOT_INFO)["snapshot"])
+            ctx.close()
+    finally:
+        server.terminate()
+        server.wait()
+    med = statistics.median
+    return {
+        "profile": THROTTLED_PROFILE,
+        "cpu_slowdown_applies_to": "the page's main thread only (Chromium refuses it for workers)",
+        "served": "the build's .gz copies where there are some (as nginx gzip_static)",
+        "bare_load_ms": round(med(bare)),
+        "ready_ms": round(med(ready)),
+        "ready_ratio": round(med(ready) / med(bare), 2),
+        "runs_ms": {"bare": [round(x) for x in bare], "ready": [round(x) for x in ready]},
+        "bytes": {side: int(med(values)) for side, values in sent.items()},
+        "started_from_snapshot": used,
+    }
+
+
+def run_throttled_only(site: Path, runs: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    load_before = os.getloadavg()[0]
+    (site / BARE_WORKER_FILE).write_text(BARE_WORKER, encoding="utf-8")
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            result = throttled_figures(browser, site, runs)
+            browser.close()
+    finally:
+        (site / BARE_WORKER_FILE).unlink(missing_ok=True)
+    return {"runs": runs, "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)], "throttled": result}
+
+
+def throttled_rows(r: dict) -> list[tuple[str, str, str]]:
+    if "throttled" not in r:
+        return []
+    t = r["throttled"]
+    return [
+        ("throttled: bare loadPyodide (median)", f"{t['bare_load_ms']} ms", t["profile"]["name"]),
+        ("throttled: calculator ready (median)", f"{t['ready_ms']} ms", "goal <= bare throttled"),
+        ("throttled: ready / bare loadPyodide", f"{t['ready_ratio']}", "gzip copies served, cold"),
+        ("throttled: bytes until ready, bare / ours", f"{t['bytes']['bare']:,} / {t['bytes']['ready']:,}", ""),
+    ]
+
+
 def run_offline_only(site: Path, runs: int) -> dict:
     from playwright.sync_api import sync_playwright
 
@@ -327,7 +437,7 @@ def run_offline_only(site: Path, runs: int) -> dict:
     return {"runs": runs, "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)], **result}
 
 
-def run(site: Path, runs: int) -> dict:
+def run(site: Path, runs: int, throttled_runs: int = 1) -> dict:
     from playwright.sync_api import sync_playwright
 
     (site / BARE_WORKER_FILE).write_text(BARE_WORKER, encoding="utf-8")
@@ -383,6 +493,7 @@ def run(site: Path, runs: int) -> dict:
             ctx.close()
             snapshot = snapshot_figures(browser, base, runs)
             offline = offline_figures(browser, site, runs)
+            throttled = {"throttled": throttled_figures(browser, site, throttled_runs)} if throttled_runs else {}
             browser.close()
     finally:
         server.terminate()
@@ -409,6 +520,7 @@ def run(site: Path, runs: int) -> dict:
                            "focus_to_ready_ms_when_loading_on_first_focus": round(med(focus["focus"]))},
         "snapshot": snapshot,
         **offline,
+        **throttled,
     }
 
 
@@ -440,6 +552,7 @@ def table(r: dict) -> str:
          f"{r['start_on_focus']['focus_to_ready_ms_when_loading_on_first_focus']} ms", ""),
         *snapshot_rows(r),
         *offline_rows(r),
+        *throttled_rows(r),
     ]
     width = max(len(a) for a, _, _ in rows)
     lines = [f"{'measure':<{width}}  {'value':>16}  note", "-" * (width + 30)]
@@ -456,6 +569,7 @@ def table(r: dict) -> str:
 ONLY = {
     "snapshot": ("snapshot-results.json", run_snapshot_only, snapshot_rows, "{:<52}  {:>14}  {}"),
     "offline": ("offline-results.json", run_offline_only, offline_rows, "{:<50}  {:>12}  {}"),
+    "throttled": ("throttled-results.json", run_throttled_only, throttled_rows, "{:<42}  {:>24}  {}"),
 }
 
 
@@ -468,8 +582,11 @@ def main(argv=None) -> int:
     parser.add_argument("--site", required=True, type=Path, help="a built site (mkdocs build)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None, help="default bench/results.json")
-    parser.add_argument("--only", choices=["offline", "snapshot"],
-                        help="measure only the service-worker and compression figures, or only the snapshot's")
+    parser.add_argument("--throttled-runs", type=int, default=1,
+                        help="pairs of throttled cold visits in the whole bench (slow; 0 skips them)")
+    parser.add_argument("--only", choices=sorted(ONLY),
+                        help="measure only the service-worker and compression figures, the snapshot's or the "
+                             "throttled profile's (--runs pairs)")
     args = parser.parse_args(argv)
     if args.only:
         name, measure, rows, line = ONLY[args.only]
@@ -479,12 +596,15 @@ def main(argv=None) -> int:
         args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
         for row in rows(results):
             print(line.format(*row))
-        if args.only == "snapshot":
-            print(f"started from the snapshot: {results['snapshot']['started_from_snapshot']}")
+        if args.only in ("snapshot", "throttled"):
+            print(f"started from the snapshot: {results[args.only]['started_from_snapshot']}")
+        if args.only == "throttled":
+            print(f"runs (ms): {results['throttled']['runs_ms']}; CPU slowdown: "
+                  f"{results['throttled']['cpu_slowdown_applies_to']}")
         print(f"load average during the run: {results['load_average'][0]} -> {results['load_average'][1]}")
         return 0
     args.out = args.out or REPO_ROOT / "bench" / "results.json"
-    results = run(args.site, args.runs)
+    results = run(args.site, args.runs, args.throttled_runs)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(table(results))
     print(f"\nWrote {args.out.relative_to(REPO_ROOT) if args.out.is_relative_to(REPO_ROOT) else args.out}")
