@@ -166,7 +166,7 @@ def summary_table(report: dict, lang: str) -> str:
             f'<td data-value="{figures["within_0.67_1.5"]:.4f}">{figure_text(figures, "within_0.67_1.5", lang)}</td>'
             f'<td data-value="{figures["median_ratio"]:.4f}">{figure_text(figures, "median_ratio", lang)}</td>'
             f'<td data-value="{figures["worst_ratio"]:.4f}">{figure_text(figures, "worst_ratio", lang)}</td>'
-            f"<td>{escape(target_text(figures, group, lang))}</td></tr>"
+            f'<td class="atlas-accuracy-text">{escape(target_text(figures, group, lang))}</td></tr>'
         )
     return f'<table class="atlas-accuracy"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
@@ -217,7 +217,7 @@ def breakdown_table(report: dict, lang: str, by: str = "engine", devices: dict |
         label = escape(_breakdown_label(name, by, lang))
         if figures is None:
             rows.append(f'<tr data-name="{escape(name)}"><th scope="row">{label}</th><td data-value="0">0</td>'
-                        f'<td colspan="3">{escape(t("accuracy.no_cases"))}</td></tr>')
+                        f'<td colspan="3" class="atlas-accuracy-text">{escape(t("accuracy.no_cases"))}</td></tr>')
             continue
         rows.append(f'<tr data-name="{escape(name)}"><th scope="row">{label}</th>'
                     f"<td>{figure_text(figures, 'cases', lang)}</td>"
