@@ -110,6 +110,8 @@ def test_the_device_class_table_has_every_class(report):
         assert counts["nvidia-datacenter"] == 953 and counts["apple"] == 902 and counts["cpu"] == 0
     assert "keine gemessenen Fälle" in accuracy.breakdown_table(report, "de", "device_class", devices)
     assert "Ryzen AI Max (Strix Halo)" in accuracy.breakdown_table(report, "en", "device_class", devices)
+    by_engine = accuracy.breakdown_table(report, "de", "engine", devices)
+    assert '<th scope="row">TensorRT-LLM</th><td>797</td>' in by_engine and ">andere Engines</th>" in by_engine
     by_engine_class = accuracy.breakdown_table(report, "en", "engine_device_class", devices, "decode-single-batch1")
     assert f"<th scope=\"row\">llama.cpp · GeForce and RTX workstation cards</th><td>87</td><td>95{NNBSP}%</td>" \
         in by_engine_class
@@ -121,7 +123,9 @@ def test_refusals_are_listed_in_the_readers_language(report):
         in de
     assert "<li>Gewichtsformat von der Quelle nicht angegeben: 13 Messungen aus 4 Quellen</li>" in de
     en = accuracy.refused_list(report, "en")
-    assert "<li>engine transformers, measured by one source only: 10 measurements from one source</li>" in en
+    assert ("<li>engine Transformers (PyTorch), measured by one source only: 10 measurements from one source</li>"
+            in en)
+    assert "<li>Engine SGLang, nur von einer Quelle gemessen: 9 Messungen aus einer Quelle</li>" in de
     assert "1 measurement from one source" in en  # mlx_q5_g32
     assert accuracy.refused_cases(report) == 74
 

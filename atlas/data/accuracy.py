@@ -180,6 +180,14 @@ def _breakdown_name(case: dict, devices: dict | None, by: str, lang: str) -> str
     return str(case.get(by) or "-")
 
 
+def engine_label(engine: str, lang: str) -> str:
+    """'vLLM' for 'vllm': the calculators' name of an engine; 'other engines' for the sources' catch-all."""
+    if engine == "other":
+        return l10n.t(lang, "accuracy.engine_other")
+    key = f"engine.{engine}"
+    return l10n.t(lang, key) if key in l10n.labels(lang) else engine
+
+
 def _breakdown_label(name: str, by: str, lang: str) -> str:
     from atlas.core.calculators import engines
 
@@ -190,8 +198,8 @@ def _breakdown_label(name: str, by: str, lang: str) -> str:
         return cls_label(name)
     if by == "engine_device_class":
         engine, cls = name.split("|", 1)
-        return f"{engine} · {cls_label(cls)}"
-    return name
+        return f"{engine_label(engine, lang)} · {cls_label(cls)}"
+    return engine_label(name, lang) if by == "engine" else name
 
 
 def breakdown_table(report: dict, lang: str, by: str = "engine", devices: dict | None = None,
@@ -271,7 +279,9 @@ def refused_reason(reason: str, lang: str) -> str:
     for pattern, key, field in REFUSED_REASONS:
         match = pattern.fullmatch(reason)
         if match:
-            return l10n.t(lang, key, **({field: match.group(1)} if field else {}))
+            value = match.group(1) if field else None
+            return l10n.t(lang, key, **({field: engine_label(value, lang) if field == "engine" else value}
+                                        if field else {}))
     return reason
 
 
