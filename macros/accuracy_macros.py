@@ -23,7 +23,7 @@ def register(env, ctx):
     @env.macro
     def accuracy_chart(colour_by="engine", caption=None):
         """Predicted against measured tokens/s, log–log, coloured by engine (or device_class, backend)."""
-        return accuracy_figure(accuracy.chart_points(report(), colour_by), ctx.lang(), caption)
+        return accuracy_figure(accuracy.chart_points(report(), colour_by, ctx.lang()), ctx.lang(), caption)
 
     @env.macro
     def accuracy_breakdown(by="engine", group=None):

@@ -140,3 +140,9 @@ def test_no_developer_commands_or_hard_coded_figures_in_reader_text(lang):
     for figure in ("78", "74", "85", "1.88", "1,88", "917", "0.64", "0,64"):
         assert not re.search(rf"(?<![\d.,]){re.escape(figure)}(?![\d.,])", prose.split("## ", 3)[2]), figure
     assert 'accuracy_target("decode-single-batch1")' in text and 'accuracy_breakdown("device_class")' in text
+
+
+def test_the_chart_legend_names_engines_as_the_calculator_does(report):
+    groups = {p["group"] for p in accuracy.chart_points(report, "engine", "de")}
+    assert groups == {"llama.cpp", "TensorRT-LLM", "MLX", "andere Engines", "vLLM", "exllamav2"}
+    assert {p["group"] for p in accuracy.chart_points(report, "engine")} >= {"vllm", "other"}  # without a language

@@ -43,9 +43,14 @@ def case_label(case: dict) -> str:
     return " · ".join(parts)
 
 
-def chart_points(report: dict, colour_by: str = "engine") -> list[dict]:
+def chart_points(report: dict, colour_by: str = "engine", lang: str | None = None) -> list[dict]:
+    """One point per case; with ``lang``, engines by their names (vLLM, TensorRT-LLM) in the legend."""
+    def group(case):
+        name = str(case.get(colour_by) or "-")
+        return engine_label(name, lang) if lang and colour_by == "engine" else name
+
     return [
-        {"id": f"{c['source']}#{i}", "label": case_label(c), "group": str(c.get(colour_by) or "-"),
+        {"id": f"{c['source']}#{i}", "label": case_label(c), "group": group(c),
          "measured": c["measured_tokens_per_s"], "predicted": c["predicted_tokens_per_s"]}
         for i, c in enumerate(report["cases"])
     ]
