@@ -1,4 +1,8 @@
-"""Macros for the accuracy page: the speed model's cross-validated error, from ``atlas/data/fit_report.json``."""
+"""Macros for the accuracy page: the speed model's cross-validated error, from ``atlas/data/fit_report.json``.
+
+Every figure the page states comes from here, so a refit updates the text with the tables. Ratios are predicted ÷
+measured tokens per second throughout (``atlas.data.accuracy.predicted_over_measured``).
+"""
 
 from __future__ import annotations
 
@@ -19,11 +23,13 @@ def register(env, ctx):
     @env.macro
     def accuracy_chart(colour_by="engine", caption=None):
         """Predicted against measured tokens/s, log–log, coloured by engine (or device_class, backend)."""
-        return accuracy_figure(accuracy.chart_points(report(), colour_by), ctx.lang(), caption)
+        return accuracy_figure(accuracy.chart_points(report(), colour_by, ctx.lang()), ctx.lang(), caption)
 
     @env.macro
-    def accuracy_breakdown(by="engine"):
-        return accuracy.breakdown_table(report(), ctx.lang(), by)
+    def accuracy_breakdown(by="engine", group=None):
+        """Per engine, device class (every class, those without cases included), back end or engine and device
+        class (``engine_device_class``); of all cases or of one group."""
+        return accuracy.breakdown_table(report(), ctx.lang(), by, ctx.dataset.devices, group)
 
     @env.macro
     def accuracy_worst(count=12):
@@ -34,13 +40,41 @@ def register(env, ctx):
         return accuracy.sources_list(report(), ctx.dataset.inference, ctx.lang())
 
     @env.macro
+    def accuracy_refused():
+        """The measurements the fit leaves out, per reason, with counts."""
+        return accuracy.refused_list(report(), ctx.lang())
+
+    @env.macro
+    def accuracy_target(group):
+        """A target's state: 'missed: 78 % within ×0.8–1.25, target 90 %' ('answered': no case left out for its
+        device)."""
+        if group not in accuracy.TARGETS and group != "answered":
+            raise ValueError(f"no target for {group!r}")
+        return accuracy.target_status(report(), group, ctx.lang())
+
+    @env.macro
     def accuracy_figure_of(group, key):
-        """One figure of the summary (e.g. accuracy_figure_of('prefill', 'within_0.67_1.5')) as a percentage."""
-        value = report()["summary"]["cross_validated"].get(group, {}).get(key)
-        return accuracy._pct(value, ctx.lang()) if value is not None else "–"
+        """One figure of a group as the summary table shows it (e.g. accuracy_figure_of('prefill',
+        'within_0.67_1.5')): a share as a percentage, a ratio (predicted ÷ measured) with two decimals."""
+        if group != "all" and group not in report()["summary"]["cross_validated"]:
+            return "–"
+        return accuracy_subset(key, group=None if group == "all" else group)
+
+    @env.macro
+    def accuracy_subset(what, without=None, **filters):
+        """One figure (cases, within_0.8_1.25, within_0.67_1.5, median_ratio, worst_ratio, min_ratio, max_ratio,
+        measured_min, measured_max) of the cases matching ``filters`` (group, engine, device_class, source, split,
+        phase, device, min_devices, min_batch, max_batch) less those matching all of ``without``."""
+        filters = {k: v for k, v in filters.items() if v is not None}
+        cases = accuracy.select(report(), ctx.dataset.devices, without, **filters)
+        figures = accuracy.page_figures(cases)
+        if figures is not None and what not in figures:
+            raise ValueError(f"unknown figure {what!r}")
+        return accuracy.figure_text(figures, what, ctx.lang())
 
     @env.macro
     def accuracy_count(what="cases"):
         summary = report()["summary"]
-        count = len(summary["sources"]) if what == "sources" else summary["cases"]
+        count = {"sources": len(summary["sources"]), "refused": accuracy.refused_cases(report()),
+                 "fitted": summary["cases"]}.get(what, len(report()["cases"]))
         return l10n.format_number(count, ctx.lang(), 0)

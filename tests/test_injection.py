@@ -70,6 +70,10 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
         "accuracy_worst": [((5,), {})],
         "accuracy_sources": [((), {})],
         "accuracy_figure_of": [(("prefill", "within_0.67_1.5"), {}), (("<script>", "x"), {})],
+        "accuracy_subset": [(("median_ratio",), {"group": "decode-multi-or-batched", "device_class": "apple",
+                                                  "without": {"split": "tensor"}})],
+        "accuracy_refused": [((), {})],
+        "accuracy_target": [(("prefill",), {}), (("answered",), {})],
         # the buyer's guides (macros/buyer.py): local machines and cost
         "machine_table_html": [((), {})],
         "fit_table_html": [((), {})],
@@ -92,7 +96,7 @@ def macro_calls(dataset) -> dict[str, list[tuple[tuple, dict]]]:
         "purchase_as_of": [(("rtx-4090",), {})],
         "break_even": [(("rtx-4090",), {"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048, "batch": 8})],
         "cost_link": [(("rtx-4090", "purchase"), {"text": PLAIN, **{"model": "llama-3.1-8b", "weights": "fp8", "engine": "vllm", "context": 2048, "batch": 8}})],
-        "accuracy_count": [(("cases",), {}), (("sources",), {})],
+        "accuracy_count": [(("cases",), {}), (("sources",), {}), (("refused",), {}), (("fitted",), {})],
         # the systems pages (macros/systems.py): interconnects, reading benchmarks
         "link_table_html": [((["h100-sxm", "mi300x", "tpu-v5p", "rtx-4090"],), {})],
         # the edge and CPU pages (macros/edge_cpu.py)

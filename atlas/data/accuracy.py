@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from html import escape
 
 from atlas.core import l10n
@@ -42,9 +43,14 @@ def case_label(case: dict) -> str:
     return " · ".join(parts)
 
 
-def chart_points(report: dict, colour_by: str = "engine") -> list[dict]:
+def chart_points(report: dict, colour_by: str = "engine", lang: str | None = None) -> list[dict]:
+    """One point per case; with ``lang``, engines by their names (vLLM, TensorRT-LLM) in the legend."""
+    def group(case):
+        name = str(case.get(colour_by) or "-")
+        return engine_label(name, lang) if lang and colour_by == "engine" else name
+
     return [
-        {"id": f"{c['source']}#{i}", "label": case_label(c), "group": str(c.get(colour_by) or "-"),
+        {"id": f"{c['source']}#{i}", "label": case_label(c), "group": group(c),
          "measured": c["measured_tokens_per_s"], "predicted": c["predicted_tokens_per_s"]}
         for i, c in enumerate(report["cases"])
     ]
@@ -54,73 +60,200 @@ def _pct(value: float, lang: str) -> str:
     return l10n.format_number(100 * value, lang, 0) + "\u202f%"
 
 
+# The page's one ratio convention: predicted ÷ measured tokens per second (above 1: the estimate is too fast). The fit
+# stores the inverse (``ratio``: predicted ÷ measured time, i.e. measured ÷ predicted tokens/s); every figure the page
+# shows is computed here from the cases' tokens per second, so text, tables and chart say the same thing.
+BANDS = {"within_0.8_1.25": (0.8, 1.25), "within_0.67_1.5": (0.67, 1.5)}
+
+
+def predicted_over_measured(case: dict) -> float:
+    return case["predicted_tokens_per_s"] / case["measured_tokens_per_s"]
+
+
+def page_figures(cases: list[dict]) -> dict | None:
+    """Cases, share within each band, median and worst of predicted ÷ measured tokens/s; None without cases."""
+    ratios = sorted(predicted_over_measured(c) for c in cases)
+    if not ratios:
+        return None
+    middle = len(ratios) // 2
+    figures = {"cases": len(ratios),
+               "median_ratio": ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2,
+               "worst_ratio": max(ratios, key=lambda r: abs(math.log(r))), "min_ratio": ratios[0],
+               "max_ratio": ratios[-1],
+               "measured_min": min(c["measured_tokens_per_s"] for c in cases),
+               "measured_max": max(c["measured_tokens_per_s"] for c in cases)}
+    for key, (lo, hi) in BANDS.items():
+        figures[key] = sum(lo <= r <= hi for r in ratios) / len(ratios)
+    return figures
+
+
+def case_class(case: dict, devices: dict | None) -> str | None:
+    """The device class (``engines.device_class``) of the case's device, None for a device the data set lacks."""
+    from atlas.core.calculators import engines
+
+    device = (devices or {}).get(case["device"])
+    return engines.device_class(device) if device else None
+
+
+def _matches(case: dict, devices: dict | None, filters: dict) -> bool:
+    for name, want in filters.items():
+        if name == "group":
+            ok = case["group"] == want
+        elif name == "device_class":
+            ok = case_class(case, devices) == want
+        elif name == "min_devices":
+            ok = (case.get("num_devices") or 1) >= want
+        elif name == "min_batch":
+            ok = (case.get("batch") or 1) >= want
+        elif name == "max_batch":
+            ok = (case.get("batch") or 1) <= want
+        elif name in ("engine", "source", "split", "phase", "device"):
+            ok = case.get(name) == want
+        else:
+            raise ValueError(f"unknown filter {name!r}")
+        if not ok:
+            return False
+    return True
+
+
+def select(report: dict, devices: dict | None = None, without: dict | None = None, **filters) -> list[dict]:
+    """The report's cases that match every filter (group, engine, device_class, source, split, phase, device,
+    min_devices, min_batch, max_batch) and not all of ``without``'s."""
+    return [c for c in report["cases"] if _matches(c, devices, filters)
+            and not (without and _matches(c, devices, without))]
+
+
+def figure_text(figures: dict | None, what: str, lang: str) -> str:
+    """One page figure as text: a share as a percentage, a ratio with two decimals, a count, tokens/s."""
+    if figures is None:
+        return "–"
+    value = figures[what]
+    if what.startswith("within_"):
+        return _pct(value, lang)
+    if what == "cases":
+        return l10n.format_number(value, lang, 0)
+    if what.startswith("measured_"):
+        return l10n.format_number(value, lang, 0)
+    return l10n.format_number(value, lang, 2, trim=False)
+
+
+def _band(key: str, lang: str) -> str:
+    lo, hi = BANDS[key]
+    return "×" + l10n.format_number(lo, lang, 2) + "–" + l10n.format_number(hi, lang, 2)
+
+
+def target_text(figures: dict, group: str, lang: str) -> str:
+    target = TARGETS.get(group)
+    if not target:
+        return l10n.t(lang, "accuracy.target_held_out") if group == "serving-max-throughput" else ""
+    key, share = target
+    met = figures[key] >= share
+    return l10n.t(lang, "accuracy.target_met" if met else "accuracy.target_missed", share=_pct(share, lang),
+                  band=_band(key, lang), reached=_pct(figures[key], lang))
+
+
 def summary_table(report: dict, lang: str) -> str:
-    """One row per group of cases: count, share within ×0.8–1.25 and ×0.67–1.5, median and worst ratio, target."""
+    """One row per group of cases: count, share within ×0.8–1.25 and ×0.67–1.5, median and worst predicted ÷
+    measured, target."""
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
     head = "".join(f'<th scope="col">{escape(t(k))}</th>' for k in (
         "accuracy.col.group", "accuracy.col.cases", "accuracy.col.within_25", "accuracy.col.within_50",
         "accuracy.col.median", "accuracy.col.worst", "accuracy.col.target"))
     rows = []
-    summary = report["summary"]["cross_validated"]
-    for group in GROUPS + ("all",):
-        figures = summary.get(group)
+    for group in GROUPS + ("serving-max-throughput", "all"):
+        figures = page_figures(report["cases"] if group == "all" else select(report, group=group))
         if not figures:
             continue
-        target = TARGETS.get(group)
-        target_text = ""
-        if target:
-            key, share = target
-            met = figures[key] >= share
-            target_text = t("accuracy.target_met" if met else "accuracy.target_missed", share=_pct(share, lang),
-                            band="×0,8–1,25" if key == "within_0.8_1.25" and lang == "de" else
-                            "×0.8–1.25" if key == "within_0.8_1.25" else
-                            "×0,67–1,5" if lang == "de" else "×0.67–1.5")
         rows.append(
             f'<tr data-group="{escape(group)}"><th scope="row">{escape(t("accuracy.group." + group))}</th>'
-            f'<td data-value="{figures["cases"]}">{l10n.format_number(figures["cases"], lang, 0)}</td>'
-            f'<td data-value="{figures["within_0.8_1.25"]}">{_pct(figures["within_0.8_1.25"], lang)}</td>'
-            f'<td data-value="{figures["within_0.67_1.5"]}">{_pct(figures["within_0.67_1.5"], lang)}</td>'
-            f'<td data-value="{figures["median_ratio"]}">{escape(svg.fmt(figures["median_ratio"], lang))}</td>'
-            f'<td data-value="{figures["worst_ratio"]}">{escape(svg.fmt(figures["worst_ratio"], lang))}</td>'
-            f"<td>{escape(target_text)}</td></tr>"
+            f'<td data-value="{figures["cases"]}">{figure_text(figures, "cases", lang)}</td>'
+            f'<td data-value="{figures["within_0.8_1.25"]:.4f}">{figure_text(figures, "within_0.8_1.25", lang)}</td>'
+            f'<td data-value="{figures["within_0.67_1.5"]:.4f}">{figure_text(figures, "within_0.67_1.5", lang)}</td>'
+            f'<td data-value="{figures["median_ratio"]:.4f}">{figure_text(figures, "median_ratio", lang)}</td>'
+            f'<td data-value="{figures["worst_ratio"]:.4f}">{figure_text(figures, "worst_ratio", lang)}</td>'
+            f'<td class="atlas-accuracy-text">{escape(target_text(figures, group, lang))}</td></tr>'
         )
     return f'<table class="atlas-accuracy"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
-def breakdown_table(report: dict, lang: str, by: str = "engine") -> str:
-    """Share within ×0.67–1.5 and median ratio per engine (or device class, backend)."""
+def _breakdown_name(case: dict, devices: dict | None, by: str, lang: str) -> str:
+    if by == "device_class":
+        cls = case_class(case, devices)
+        return cls or "-"
+    if by == "engine_device_class":
+        return f"{case['engine']}|{case_class(case, devices) or '-'}"
+    return str(case.get(by) or "-")
+
+
+def engine_label(engine: str, lang: str) -> str:
+    """'vLLM' for 'vllm': the calculators' name of an engine; 'other engines' for the sources' catch-all."""
+    if engine == "other":
+        return l10n.t(lang, "accuracy.engine_other")
+    key = f"engine.{engine}"
+    return l10n.t(lang, key) if key in l10n.labels(lang) else engine
+
+
+def _breakdown_label(name: str, by: str, lang: str) -> str:
+    from atlas.core.calculators import engines
+
+    def cls_label(cls):
+        return l10n.t(lang, f"accuracy.class.{cls}") if cls in engines.DEVICE_CLASSES else cls
+
+    if by == "device_class":
+        return cls_label(name)
+    if by == "engine_device_class":
+        engine, cls = name.split("|", 1)
+        return f"{engine_label(engine, lang)} · {cls_label(cls)}"
+    return engine_label(name, lang) if by == "engine" else name
+
+
+def breakdown_table(report: dict, lang: str, by: str = "engine", devices: dict | None = None,
+                    group: str | None = None) -> str:
+    """Cases, share within ×0.8–1.25 and ×0.67–1.5 and median predicted ÷ measured per engine (or device class,
+    back end, engine and device class), of all cases or of one ``group``. By device class every class of
+    ``engines.DEVICE_CLASSES`` has a row, those without measured cases included."""
+    from atlas.core.calculators import engines
+
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
-    groups: dict[str, list[float]] = {}
-    for case in report["cases"]:
-        groups.setdefault(str(case.get(by) or "-"), []).append(case["ratio"])
+    groups: dict[str, list[dict]] = {}
+    for case in (select(report, group=group) if group else report["cases"]):
+        groups.setdefault(_breakdown_name(case, devices, by, lang), []).append(case)
+    if by == "device_class" and group is None:
+        for cls in engines.DEVICE_CLASSES:
+            groups.setdefault(cls, [])
     head = "".join(f'<th scope="col">{escape(t(k))}</th>' for k in (
         f"accuracy.col.by_{by}", "accuracy.col.cases", "accuracy.col.within_25", "accuracy.col.within_50",
         "accuracy.col.median"))
     rows = []
-    for name, ratios in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        r25 = sum(0.8 <= r <= 1.25 for r in ratios) / len(ratios)
-        r50 = sum(0.67 <= r <= 1.5 for r in ratios) / len(ratios)
-        median = sorted(ratios)[len(ratios) // 2]
-        rows.append(f"<tr><th scope=\"row\">{escape(name)}</th><td>{l10n.format_number(len(ratios), lang, 0)}</td><td>{_pct(r25, lang)}</td>"
-                    f"<td>{_pct(r50, lang)}</td><td>{escape(svg.fmt(median, lang))}</td></tr>")
+    for name, cases in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        figures = page_figures(cases)
+        label = escape(_breakdown_label(name, by, lang))
+        if figures is None:
+            rows.append(f'<tr data-name="{escape(name)}"><th scope="row">{label}</th><td data-value="0">0</td>'
+                        f'<td colspan="3" class="atlas-accuracy-text">{escape(t("accuracy.no_cases"))}</td></tr>')
+            continue
+        rows.append(f'<tr data-name="{escape(name)}"><th scope="row">{label}</th>'
+                    f"<td>{figure_text(figures, 'cases', lang)}</td>"
+                    f"<td>{figure_text(figures, 'within_0.8_1.25', lang)}</td>"
+                    f"<td>{figure_text(figures, 'within_0.67_1.5', lang)}</td>"
+                    f"<td>{figure_text(figures, 'median_ratio', lang)}</td></tr>")
     return f'<table class="atlas-accuracy"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
 def worst_table(report: dict, inference: dict, lang: str, count: int = 12) -> str:
     """The ``count`` cases furthest from their measurement, with a link to each source."""
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
-    cases = sorted(report["cases"], key=lambda c: -abs(math.log(c["ratio"])))[:count]
+    cases = sorted(report["cases"], key=lambda c: -abs(math.log(predicted_over_measured(c))))[:count]
     head = "".join(f'<th scope="col">{escape(t(k))}</th>' for k in (
         "accuracy.col.case", "accuracy.col.measured", "accuracy.col.predicted", "accuracy.col.ratio",
         "accuracy.col.source"))
     rows = []
     for c in cases:
         link = f'<a href="#source-{escape(c["source"])}">{escape(c["source"])}</a>'
-        predicted_over_measured = c["predicted_tokens_per_s"] / c["measured_tokens_per_s"]
         rows.append(f"<tr><th scope=\"row\">{escape(case_label(c))}</th>"
                     f"<td>{escape(svg.fmt(c['measured_tokens_per_s'], lang))}</td>"
                     f"<td>{escape(svg.fmt(c['predicted_tokens_per_s'], lang))}</td>"
-                    f"<td>{escape(svg.fmt(predicted_over_measured, lang))}</td><td>{link}</td></tr>")
+                    f"<td>{l10n.format_number(predicted_over_measured(c), lang, 2, trim=False)}</td><td>{link}</td></tr>")
     return f'<table class="atlas-accuracy"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
@@ -135,6 +268,59 @@ def sources_list(report: dict, inference: dict, lang: str) -> str:
         items.append(f'<li id="source-{escape(source_id)}">{link} '
                      f"({escape(l10n.t(lang, 'accuracy.cases_n', n=counts[source_id]))})</li>")
     return f'<ul class="atlas-sources">{"".join(items)}</ul>'
+
+
+# The fit's reasons for leaving a measurement out (``fit_speed.build_cases``), in the reader's language.
+REFUSED_REASONS = (
+    (re.compile(r"engine (\S+) is measured by one source only"), "accuracy.refused.one_source", "engine"),
+    (re.compile(r"weight format (\S+) is not modelled"), "accuracy.refused.format", "format"),
+    (re.compile(r"weight format not stated"), "accuracy.refused.no_format", None),
+    (re.compile(r"maximum-throughput run whose concurrency the source does not state"),
+     "accuracy.refused.no_concurrency", None),
+)
+
+
+def refused_reason(reason: str, lang: str) -> str:
+    for pattern, key, field in REFUSED_REASONS:
+        match = pattern.fullmatch(reason)
+        if match:
+            value = match.group(1) if field else None
+            return l10n.t(lang, key, **({field: engine_label(value, lang) if field == "engine" else value}
+                                        if field else {}))
+    return reason
+
+
+def refused_list(report: dict, lang: str) -> str:
+    """The measurements the fit leaves out, per reason: how many, from how many sources."""
+    items = []
+    for reason, by_source in sorted(report["summary"].get("refused", {}).items(),
+                                    key=lambda kv: (-sum(kv[1].values()), kv[0])):
+        n = sum(by_source.values())
+        measurements = l10n.t(lang, "accuracy.refused.measurements_" + ("one" if n == 1 else "other"),
+                              n=l10n.format_number(n, lang, 0))
+        sources = l10n.t(lang, "accuracy.refused.sources_" + ("one" if len(by_source) == 1 else "other"),
+                         n=l10n.format_number(len(by_source), lang, 0))
+        items.append(f"<li>{escape(refused_reason(reason, lang))}: "
+                     f"{escape(l10n.t(lang, 'accuracy.refused.count', measurements=measurements, sources=sources))}</li>")
+    return f'<ul class="atlas-refused">{"".join(items)}</ul>'
+
+
+def all_devices_answered(report: dict) -> bool:
+    """Issue 33's fourth target: no measurement left out for its device. True when every reason the fit gives is
+    one of the known ones, none of which is about a device (an unknown reason counts against it)."""
+    return all(any(pattern.fullmatch(reason) for pattern, _, _ in REFUSED_REASONS)
+               for reason in report["summary"].get("refused", {}))
+
+
+def target_status(report: dict, group: str, lang: str) -> str:
+    """'missed: 78 % within ×0.8–1.25, target 90 %' for a group with a target; 'met'/'missed' for ``answered``."""
+    if group == "answered":
+        return l10n.t(lang, "accuracy.answered_met" if all_devices_answered(report) else "accuracy.answered_missed")
+    return target_text(page_figures(select(report, group=group)), group, lang)
+
+
+def refused_cases(report: dict) -> int:
+    return sum(n for by_source in report["summary"].get("refused", {}).values() for n in by_source.values())
 
 
 # The error statement next to a speed result (``atlas.core.calculators.trust``): the cross-validated figures per phase,
