@@ -34,6 +34,7 @@ def test_the_calculator_starts_from_the_snapshot_and_answers_as_the_command_line
     assert wait_status(page, "ready", "invalid", "failed") == "ready"
     timings = page.evaluate(TIMINGS)
     assert timings["snapshot"] is True
+    assert timings["snapshot_plan"] == "network"  # this browser's link reads "4g" (Chromium's default for Ethernet)
     assert 0 < timings["pyodide_ms"] <= timings["total_ms"] <= timings["ready_ms"]
     assert any(u.endswith(f"/assets/vendor/pyodide/{name}") for u in page.requests_seen)
     assert_matches_cli(page, "vram", PARAMS, "de")
@@ -88,3 +89,100 @@ def test_every_runtime_page_names_this_builds_snapshot(built_site):
         meta = re.search(r'<meta name="atlas-runtime" content="([^"]+)">', text)
         if meta:
             assert json.loads(meta.group(1).replace("&#34;", '"'))["snapshot"] == path.name, html
+
+
+# --- The snapshot only where it pays (pyodide-worker.mjs, slowLink / snapshotPlan) ----------------------------
+
+SNAPSHOT_REQUEST = "/assets/vendor/pyodide/atlas-snapshot-"
+KEPT_SNAPSHOTS = """() => caches.open('atlas-runtime-v1').then(c => c.keys())
+    .then(keys => keys.map(r => r.url).filter(u => u.includes('/atlas-snapshot-')))"""
+DROP_SNAPSHOTS = """() => caches.open('atlas-runtime-v1').then(c => c.keys()
+    .then(keys => Promise.all(keys.filter(r => r.url.includes('/atlas-snapshot-')).map(r => c.delete(r)))))"""
+
+
+def slow_link(context, page):
+    """A link Chromium rates "3g" (round trip 300 ms, no throughput limit, so the test stays quick): DevTools'
+    network emulation also sets navigator.connection in the page's workers (3g, rtt 300)."""
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions",
+             {"offline": False, "latency": 300, "downloadThroughput": -1, "uploadThroughput": -1})
+
+
+def test_on_a_slow_link_the_first_visit_starts_without_the_snapshot_and_keeps_it_for_the_next(browser, site_server):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        seen = []
+        page.on("request", lambda r: seen.append(r.url))
+        slow_link(context, page)
+        page.goto(page_url(site_server, "en", "vram", QUERY))
+        assert wait_status(page, "ready", "invalid", "failed") == "ready"
+        info = page.evaluate(TIMINGS)
+        assert info["link"]["effectiveType"] == "3g"
+        assert (info["snapshot"], info["snapshot_plan"]) == (False, "slow-link")
+        assert not [u for u in seen if SNAPSHOT_REQUEST in u]  # neither before "ready" nor by the worker after it
+        assert_matches_cli(page, "vram", PARAMS, "en")
+        # After "ready" the service worker is registered; its install keeps the snapshot by its hash.
+        page.wait_for_function("() => document.documentElement.dataset.atlasOffline === 'ready'", timeout=120_000)
+        (kept,) = page.evaluate(KEPT_SNAPSHOTS)
+        assert re.search(r"/atlas-snapshot-([0-9a-f]{12})\.bin\?v=\1$", kept), kept
+
+        # The next visit, on the same slow link, starts from the kept copy.
+        page = context.new_page()
+        seen.clear()
+        page.on("request", lambda r: seen.append(r.url))
+        slow_link(context, page)
+        page.goto(page_url(site_server, "de", "vram", QUERY))
+        assert wait_status(page, "ready", "invalid", "failed") == "ready"
+        info = page.evaluate(TIMINGS)
+        assert (info["snapshot"], info["snapshot_plan"]) == (True, "cache")
+        assert_matches_cli(page, "vram", PARAMS, "de")
+
+        # Controlled by the service worker but the snapshot no longer kept: started without it, then fetched
+        # once by the worker after "ready", through the service worker, which keeps it again.
+        page.evaluate(DROP_SNAPSHOTS)
+        assert page.evaluate(KEPT_SNAPSHOTS) == []
+        page = context.new_page()
+        seen.clear()
+        page.on("request", lambda r: seen.append(r.url))
+        slow_link(context, page)
+        page.goto(page_url(site_server, "en", "vram", QUERY))
+        assert wait_status(page, "ready", "invalid", "failed") == "ready"
+        info = page.evaluate(TIMINGS)
+        assert (info["snapshot"], info["snapshot_plan"]) == (False, "slow-link")
+        page.wait_for_function(KEPT_SNAPSHOTS.replace("u.includes('/atlas-snapshot-')))",
+                                                      "u.includes('/atlas-snapshot-'))).then(k => k.length === 1)"),
+                               timeout=120_000)
+        assert len([u for u in seen if SNAPSHOT_REQUEST in u]) == 1
+    finally:
+        context.close()
+
+
+# navigator.connection as Safari and Firefox have it (missing) and with "save data" on. An init script does not
+# reach a worker, so the worker script itself is served with the fake in front of it.
+FAKE_LINKS = {
+    "missing": ("Object.defineProperty(WorkerNavigator.prototype, 'connection', {get: () => undefined});",
+                True, "network"),
+    "save-data": ("Object.defineProperty(WorkerNavigator.prototype, 'connection', {get: () => "
+                  "({effectiveType: '4g', downlink: 10, rtt: 50, saveData: true})});", False, "save-data"),
+}
+
+
+@pytest.mark.parametrize("fake", sorted(FAKE_LINKS))
+def test_without_the_network_api_the_snapshot_is_used_and_save_data_leaves_it_out(page, site_server, fake):
+    prefix, used, plan = FAKE_LINKS[fake]
+
+    def with_fake(route):
+        response = route.fetch()
+        route.fulfill(response=response, body=prefix + "\n" + response.text())
+
+    page.route("**/pyodide-worker.mjs", with_fake)
+    page.goto(page_url(site_server, "en", "vram", QUERY))
+    assert wait_status(page, "ready", "invalid", "failed") == "ready"
+    info = page.evaluate(TIMINGS)
+    assert (info["snapshot"], info["snapshot_plan"]) == (used, plan)
+    assert (info["link"] is None) == (fake == "missing")
+    assert any(SNAPSHOT_REQUEST in u for u in page.requests_seen) == used
+    assert_matches_cli(page, "vram", PARAMS, "en")
+    assert page.console_errors == []

@@ -19,6 +19,14 @@
     return version ? url + "?v=" + encodeURIComponent(version) : url;
   }
 
+  function controlled() {
+    try {
+      return !!(navigator.serviceWorker && navigator.serviceWorker.controller);
+    } catch (err) {
+      return false;
+    }
+  }
+
   // options: {bundle: version, data: {name: version}, warm: [entry points], snapshot: file name (optional),
   //           stdlib: version of the trimmed python_stdlib.zip (optional)}
   function start(options) {
@@ -59,6 +67,9 @@
       stdlibURL: options.stdlib ? withVersion(new URL("../vendor/pyodide/python_stdlib.zip", here).href, options.stdlib) : null,
       data: data,
       warm: options.warm || [],
+      // Whether a service worker (sw.js) controls this page: then the worker, having left the snapshot out
+      // on a slow link, fetches it after "ready" through it for the next visit.
+      controlled: controlled(),
     });
     return handle;
   }

@@ -8,15 +8,22 @@
 // their source folders, and data files the build exports.
 //
 // Messages in:
-//   {type: "boot", pyodideURL, bundleURL, snapshotURL, stdlibURL, data: {name: url}, warm: [entry names]}
+//   {type: "boot", pyodideURL, bundleURL, snapshotURL, stdlibURL, data: {name: url}, warm: [entry names],
+//    controlled}
 //     snapshotURL (or null): a memory snapshot the build made (macros/make_snapshot.mjs) of Pyodide with
 //     the bundle imported and warmed; restoring it replaces CPython's start. Without it, or when it
-//     fails in any way, the worker starts Pyodide as usual.
+//     fails in any way, the worker starts Pyodide as usual. It is taken only where it pays (snapshotPlan):
+//     from the service worker's cache, or over a fast link; on a slow one the worker starts without it.
+//     controlled: whether a service worker controls the page (then the snapshot, left out on a slow link,
+//     is fetched after "ready" through it, so the next visit finds it in the cache).
 //     stdlibURL (or null): this build's trimmed python_stdlib.zip with ?v=<content hash> (loadPyodide's
 //     stdLibURL), so a service worker of an older build cannot hand over its own copy.
 //   {type: "call", id, name, payload}      name: an entry point in pyweb.ENTRY_POINTS
 // Messages out:
-//   {type: "ready", timings: {pyodide_ms, total_ms, snapshot: true | false}}
+//   {type: "ready", timings: {pyodide_ms, total_ms, snapshot: true | false, snapshot_plan, link}}
+//     snapshot: whether Pyodide was restored from the snapshot; snapshot_plan: where it was to come from
+//     ("cache" | "network") or why it was left out ("none" | "slow-link" | "save-data"); link: what
+//     navigator.connection said ({effectiveType, downlink, rtt, saveData}) or null where it is missing.
 //   {type: "failed", reason: "no-wasm" | "load" | "python", detail}
 //   {type: "answer", id, response}         response: whatever the entry point returned
 //
@@ -41,8 +48,8 @@ function message(err) {
 // first 12 hex digits of its SHA-256): a truncated or damaged file is refused before Pyodide sees it.
 // Where WebCrypto is missing (not a secure context) the check is left to Pyodide's own (magic number,
 // build id).
-async function fetchSnapshot(url) {
-  const bytes = await fetchOk(url, "bytes");
+async function fetchSnapshot(url, response = null) {
+  const bytes = response ? await response.arrayBuffer() : await fetchOk(url, "bytes");
   const expected = (/atlas-snapshot-([0-9a-f]{12})\.bin$/.exec(new URL(url).pathname) || [])[1];
   if (!expected) throw new Error(`${url}: not a snapshot name`);
   if (globalThis.crypto && crypto.subtle) {
@@ -51,6 +58,76 @@ async function fetchSnapshot(url) {
     if (hex !== expected) throw new Error(`${url}: content does not match its name`);
   }
   return new Uint8Array(bytes);
+}
+
+// Whether the snapshot pays. It saves Python's start (about 2 s of CPU on the development machine, more on a
+// phone) but adds its download: 7.4 MB gzipped, more than everything else the calculator needs (6.5 MB). On
+// Lighthouse's mobileSlow4G profile (1.6 Mbit/s, 562 ms) the calculator was ready after 77.8 s with it and
+// 44.1 s without it; on a fast link it wins (0.94 x a bare loadPyodide). The break-even lies near
+// 59 Mbit / 2–8 s, i.e. 7–30 Mbit/s.
+//
+// The Network Information API (navigator.connection, in Chromium's workers too; missing in Safari and
+// Firefox) is all a page can read, and it is coarse: Chromium caps downlink at 10 Mbit/s and, before it has
+// measured anything on a network, reports the typical values of the connection type (Ethernet: 4g, 1.45 Mbit/s,
+// rtt 100 ms, seen in the test browser; localhost traffic is never measured). A threshold of downlink >= 10
+// would refuse the snapshot to every fresh desktop session, so the link counts as slow when
+//   - saveData is on (the reader asked for fewer bytes: no snapshot before or after "ready"), or
+//   - effectiveType is "slow-2g", "2g" or "3g" (Chromium derives it from the round-trip time: 3g from 272 ms;
+//     the bench's mobileSlow4G profile reads 3g), or
+//   - downlink is below MIN_DOWNLINK_MBIT (a measured link that slow loses more than 40 s to the snapshot).
+// Where the API is missing the link counts as fast: the snapshot is used, as before this check.
+// Chromium's DevTools throttling (CDP Network.emulateNetworkConditions, what `make bench` uses) does change
+// navigator.connection in the page and in its workers (3g, 1.7 Mbit/s, rtt 600 ms under mobileSlow4G).
+const MIN_DOWNLINK_MBIT = 1;
+
+function linkInfo() {
+  const c = globalThis.navigator && navigator.connection;
+  if (!c) return null;
+  return { effectiveType: c.effectiveType ?? null, downlink: c.downlink ?? null, rtt: c.rtt ?? null, saveData: !!c.saveData };
+}
+
+// null (fast or unknown: take the snapshot), "save-data" or "slow-link".
+function slowLink(link) {
+  if (!link) return null;
+  if (link.saveData) return "save-data";
+  if (["slow-2g", "2g", "3g"].includes(link.effectiveType)) return "slow-link";
+  if (typeof link.downlink === "number" && link.downlink > 0 && link.downlink < MIN_DOWNLINK_MBIT) return "slow-link";
+  return null;
+}
+
+// The snapshot as the service worker keeps it (sw.js: RUNTIME, key <path>?v=<hash>; its name carries its own
+// content hash, so any kept copy under that name is this build's and fetchSnapshot checks it anyway), or null.
+// Read straight from the cache, so it is found even where the page is not controlled (a forced reload).
+async function cachedSnapshot(url) {
+  try {
+    if (!globalThis.caches) return null;
+    const hit = await caches.match(url, { ignoreSearch: true });
+    return hit && hit.ok ? hit : null;
+  } catch (err) {
+    return null;  // caches refused (an opaque origin, storage off): as if nothing were kept
+  }
+}
+
+// Where the snapshot comes from: {plan, snapshot (a promise of its bytes, or null)}.
+//   fast or unknown link: fetched at once, as before (through the service worker when it controls the page);
+//   slow link or saveData: only from the service worker's cache; otherwise Pyodide starts without it.
+async function snapshotPlan(url, link) {
+  if (!url) return { plan: "none", snapshot: null };
+  const slow = slowLink(link);
+  if (!slow) return { plan: "network", snapshot: fetchSnapshot(url) };
+  const hit = await cachedSnapshot(url);
+  if (hit) return { plan: "cache", snapshot: fetchSnapshot(url, hit) };
+  return { plan: slow, snapshot: null };
+}
+
+// After "ready" on a slow link, without saveData: fetch the snapshot through the service worker, which keeps
+// it by its hash (sw.js, fromRuntime), so the next visit starts from it. Only where a service worker controls
+// the page: on the first visit pyodide-start.js registers one after "ready", and its install fetches every
+// runtime file of the manifest, the snapshot included; fetching it here as well would download it twice.
+// Known gap: a page still controlled by an older build's service worker (whose manifest lacks this snapshot)
+// has it kept network-first among the pages, and the new build's service worker fetches it again on install.
+function fetchForNextVisit(url) {
+  fetch(url).then((response) => (response.body ? response.body.pipeTo(new WritableStream()) : null)).catch(() => {});
 }
 
 // Pyodide restores a snapshot by copying it over the WebAssembly memory (HEAP8.set), but it never grows the
@@ -105,22 +182,25 @@ function setUp(pyodide, zip, texts, warm) {
   return module;
 }
 
-async function boot({ pyodideURL, bundleURL, snapshotURL = null, stdlibURL = null, data = {}, warm = [] }) {
+async function boot({ pyodideURL, bundleURL, snapshotURL = null, stdlibURL = null, data = {}, warm = [], controlled = false }) {
   const t0 = performance.now();
   if (typeof WebAssembly !== "object") {
     postMessage({ type: "failed", reason: "no-wasm", detail: "WebAssembly is not available" });
     return;
   }
-  // The bundle, the data files and the snapshot download while Pyodide's script loads.
+  // The bundle, the data files and the snapshot (where it pays) download while Pyodide's script loads.
   const bundle = fetchOk(bundleURL, "bytes");
   const files = Object.entries(data).map(([name, url]) => fetchOk(url, "text").then((text) => [name, text]));
-  const snapshot = snapshotURL ? fetchSnapshot(snapshotURL) : null;
+  const link = linkInfo();
+  const script = import(new URL("pyodide.mjs", pyodideURL).href);
+  script.catch(() => {});
+  const { plan, snapshot } = await snapshotPlan(snapshotURL, link);
   bundle.catch(() => {});
   files.forEach((f) => f.catch(() => {}));
   if (snapshot) snapshot.catch(() => {});
   let loadPyodide;
   try {
-    ({ loadPyodide } = await import(new URL("pyodide.mjs", pyodideURL).href));
+    ({ loadPyodide } = await script);
   } catch (err) {
     postMessage({ type: "failed", reason: "load", detail: message(err) });
     return;
@@ -167,8 +247,10 @@ async function boot({ pyodideURL, bundleURL, snapshotURL = null, stdlibURL = nul
       console.info(`Python runtime: starting without the snapshot (${message(err)})`);
       continue;
     }
-    const timings = { pyodide_ms: t1 - t0, total_ms: performance.now() - t0, snapshot: fromSnapshot };
+    const timings = { pyodide_ms: t1 - t0, total_ms: performance.now() - t0, snapshot: fromSnapshot,
+                      snapshot_plan: plan, link };
     postMessage({ type: "ready", timings });
+    if (plan === "slow-link" && controlled) fetchForNextVisit(snapshotURL);
     return;
   }
 }

@@ -58,11 +58,18 @@ function sameOrigin(url) {
 self.addEventListener("install", function (event) {
   // Fetch the runtime now (usually from the HTTP cache of the visit that registered this worker).
   // A file that fails is simply fetched again on its first use.
+  // Pyodide's memory snapshot is left out where the reader asked to save data (navigator.connection.saveData,
+  // Chromium only): the worker does not use it then (pyodide-worker.mjs, slowLink), so it is not fetched.
+  // On a slow link it is fetched here, after the page's first start went without it: that is what lets
+  // the next visit start from it.
   var files = manifest().files;
   var scope = scopeURL();
+  var saveData = !!(self.navigator && self.navigator.connection && self.navigator.connection.saveData);
   event.waitUntil(
     caches.open(RUNTIME).then(function (cache) {
-      return Promise.all(Object.keys(files).map(function (path) {
+      return Promise.all(Object.keys(files).filter(function (path) {
+        return !(saveData && /(^|\/)atlas-snapshot-[0-9a-f]+\.bin$/.test(path));
+      }).map(function (path) {
         var key = new URL(path + "?v=" + encodeURIComponent(files[path]), scope).href;
         return cache.match(key).then(function (hit) {
           if (hit) return null;
