@@ -316,6 +316,10 @@ SPLIT_FILES = {
     "tests/test_committed_fit.py",
 }
 
+# Files whose tests share one session fixture per language (test_crawl.py: a crawl of the English pages, one of the
+# German): two work units, one per language, so two workers crawl side by side.
+SPLIT_BY_LANGUAGE = {"tests/test_crawl.py"}
+
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: no error where xdist is absent or disabled
 def pytest_xdist_make_scheduler(config, log):
@@ -328,6 +332,8 @@ def pytest_xdist_make_scheduler(config, log):
 
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
+            if path in SPLIT_BY_LANGUAGE:
+                return f"{path}::{'de' if '[de]' in nodeid else 'en'}"
             return nodeid if path in SPLIT_FILES else path
 
     return SplitLoadFileScheduling(config, log)
