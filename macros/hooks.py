@@ -13,7 +13,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 from atlas.data import REPO_ROOT
-from atlas.data.dataset import load_dataset
+from atlas.data.dataset import load_dataset_once
 from atlas.data.errors import DataValidationError
 
 NODE_MODULES = REPO_ROOT / "node_modules"
@@ -28,7 +28,7 @@ VENDORED = [
 @event_priority(100)  # before every plugin, so no plugin works on bad data
 def on_config(config, **kwargs):
     try:
-        load_dataset()
+        load_dataset_once()
     except DataValidationError as exc:
         raise Abort(f"Data validation failed; no site was written.\n{exc}") from None
     return config

@@ -9,7 +9,7 @@ returns HTML built by tested functions outside this folder.
 
 from __future__ import annotations
 
-from atlas.data.dataset import load_dataset
+from atlas.data.dataset import load_dataset_once
 from macros import (
     accuracy_macros,
     buyer,
@@ -34,6 +34,6 @@ AREAS = [site_macros, charts_macros, content_macros, kernels_macros, guide_macro
 
 
 def define_env(env):
-    ctx = Context(dataset=load_dataset(), lang=lambda: env.conf["theme"]["language"])
+    ctx = Context(dataset=load_dataset_once(), lang=lambda: env.conf["theme"]["language"])
     for area in AREAS:
         area.register(env, ctx)

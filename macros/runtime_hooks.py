@@ -44,7 +44,8 @@ from atlas.core.calcview.page import ENTRY_POINT as CALCULATOR_ENTRY_POINT
 from atlas.core.calcview.page import config_json
 from atlas.core.kernelview.page import ENTRY_POINTS as KERNEL_ENTRY_POINTS
 from atlas.data import REPO_ROOT, webbundle
-from atlas.data.dataset import load_dataset
+from atlas.data.buildcache import disk_cached
+from atlas.data.dataset import load_dataset_once
 
 log = logging.getLogger("mkdocs.hooks.runtime")
 
@@ -92,7 +93,9 @@ def precompress(site_dir: Path, paths, min_bytes: int = PRECOMPRESS_MIN_BYTES) -
         if not path.is_file() or path.stat().st_size < min_bytes:
             continue
         raw = path.read_bytes()
-        packed = gzip.compress(raw, compresslevel=9, mtime=0)
+        # Pyodide's files are the same in every build: their gzip copies come from the build cache.
+        packed = disk_cached("gzip", f"{webbundle.version_of(raw)}-9.gz",
+                             lambda raw=raw: gzip.compress(raw, compresslevel=9, mtime=0))
         if len(packed) <= 0.95 * len(raw):  # an already-compressed zip gains next to nothing
             path.with_name(path.name + ".gz").write_bytes(packed)
             written[rel] = (len(raw), len(packed))
@@ -208,7 +211,7 @@ def on_files(files, config, **kwargs):
         generated[f"{webbundle.PYODIDE_DIR}/pyodide-lock.json"] = webbundle.pyodide_lock()
         generated[f"{webbundle.PYODIDE_DIR}/{webbundle.STDLIB_NAME}"] = webbundle.pyodide_stdlib()
         generated[webbundle.BUNDLE_PATH] = webbundle.site_bundle()[0]
-        generated[webbundle.DATA_PATH] = webbundle.site_data(load_dataset())[0]
+        generated[webbundle.DATA_PATH] = webbundle.site_data(load_dataset_once())[0]
         contents = {dest: (src.read_bytes() if isinstance(src, Path) else src) for dest, src in generated.items()}
         pyodide_dir = REPO_ROOT / "node_modules" / "pyodide"
         snapshot = make_snapshot(

@@ -53,7 +53,7 @@ def define_macros(env) -> None:
     from macros import main
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(main, "load_dataset", shared_dataset)
+        patch.setattr(main, "load_dataset_once", shared_dataset)
         main.define_env(env)
 
 
@@ -87,45 +87,101 @@ def run_demo_here(monkeypatch, capsys):
     return run
 
 
-def run_mkdocs_build(site_dir: Path, config: Path | None = None, cwd: Path = REPO_ROOT,
-                     snapshot: bool = False) -> subprocess.CompletedProcess:
-    """Run ``mkdocs build --strict`` into ``site_dir`` and return the finished process.
+def mkdocs_build_command(site_dir: Path, config: Path | None = None, snapshot: bool = False) -> tuple[list, dict]:
+    """The command and environment of ``mkdocs build --strict`` into ``site_dir``.
 
     ``snapshot``: make the Pyodide memory snapshot (macros/runtime_hooks.py) as ``make build`` does. Only the
     build that browser tests open needs it; the throw-away builds that check pages or a failing build skip it
-    (``ATLAS_SNAPSHOT=0``), which saves Node about ten seconds of CPU per build."""
+    (``ATLAS_SNAPSHOT=0``), which saves Node about ten seconds of CPU per build. Every build, a copy's too,
+    reads and fills the repository's build cache (gzip copies, trimmed stdlib: atlas/data/buildcache.py)."""
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
     if config:
         cmd += ["--config-file", str(config)]
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", ATLAS_CACHE_DIR=str(REPO_ROOT / ".cache" / "atlas"))
     if not snapshot:
         env["ATLAS_SNAPSHOT"] = "0"
+    return cmd, env
+
+
+def run_mkdocs_build(site_dir: Path, config: Path | None = None, cwd: Path = REPO_ROOT,
+                     snapshot: bool = False) -> subprocess.CompletedProcess:
+    """Run ``mkdocs build --strict`` into ``site_dir`` and return the finished process."""
+    cmd, env = mkdocs_build_command(site_dir, config, snapshot)
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+
+
+# Builds a whole test run shares, started in the background as soon as a worker has collected a test that needs
+# one, so that no worker sits waiting for a build while others could run (tests/test_injection_site.py waits for
+# "hostile-site", the built_site fixture for "built-site"). Each writes <name>/ , <name>.log and, when done,
+# <name>.rc in the run's common temporary folder.
+SHARED_BUILDS = {
+    "built-site": ("built_site", lambda site: mkdocs_build_command(site, snapshot=True)),
+    "hostile-site": ("hostile_site", lambda site: ([sys.executable, str(REPO_ROOT / "tests" / "hostile_build.py"),
+                                                    str(site)], mkdocs_build_command(site, snapshot=True)[1])),
+}
+_BACKGROUND = """
+import pathlib, subprocess, sys
+folder, name, cmd = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
+with open(folder / f"{name}.log", "w", encoding="utf-8") as log:
+    code = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, timeout=900).returncode
+(folder / f"{name}.rc.tmp").write_text(str(code), encoding="utf-8")
+(folder / f"{name}.rc.tmp").replace(folder / f"{name}.rc")
+"""
+SHARED_BUILD_TIMEOUT_S = 900
+
+
+def start_shared_build(folder: Path, name: str) -> None:
+    """Start the shared build ``name`` in the background unless a worker already did."""
+    from filelock import FileLock
+
+    with FileLock(str(folder / f"{name}.lock")):
+        started = folder / f"{name}.started"
+        if started.exists():
+            return
+        started.touch()
+        cmd, env = SHARED_BUILDS[name][1](folder / name)
+        subprocess.Popen([sys.executable, "-c", _BACKGROUND, str(folder), name, *cmd], cwd=REPO_ROOT, env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+
+
+def shared_build(tmp_path_factory, name: str) -> Path:
+    """The folder of the shared build ``name``, once it has finished (started here if no worker started it)."""
+    import time
+
+    folder = tmp_path_factory.getbasetemp().parent
+    start_shared_build(folder, name)
+    done, deadline = folder / f"{name}.rc", time.monotonic() + SHARED_BUILD_TIMEOUT_S
+    while not done.exists():
+        assert time.monotonic() < deadline, f"the shared build {name} took more than {SHARED_BUILD_TIMEOUT_S} s"
+        time.sleep(0.25)
+    log = (folder / f"{name}.log").read_text(encoding="utf-8")
+    assert done.read_text(encoding="utf-8") == "0", f"{name}: the build failed:\n{log}"
+    return folder / name
+
+
+def pytest_collection_finish(session):
+    if not hasattr(session.config, "workerinput"):
+        return  # without pytest-xdist the fixtures build when first asked
+    wanted = {name for name, (fixture, _) in SHARED_BUILDS.items()
+              if any(fixture in getattr(item, "fixturenames", ()) for item in session.items)}
+    folder = session.config._tmp_path_factory.getbasetemp().parent
+    for name in sorted(wanted):
+        start_shared_build(folder, name)
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory, worker_id) -> Path:
     """The whole site built once for the test run (strict: any warning fails), read-only for the tests.
 
-    Under pytest-xdist the workers share one build: the first to ask builds it in the run's common temporary
-    folder while holding a file lock, the others wait for it and reuse it (a build costs about a minute of CPU
-    on the development machine). A failed build is recorded, so every worker fails with its output."""
+    Under pytest-xdist the workers share one build, started in the background when the first worker has
+    collected its tests (``SHARED_BUILDS``); a failed build fails every test that uses it, with its output."""
     if worker_id == "master":  # no xdist
         site_dir = tmp_path_factory.mktemp("site")
         result = run_mkdocs_build(site_dir, snapshot=True)
         assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
         return site_dir
-    from filelock import FileLock
-
-    shared = tmp_path_factory.getbasetemp().parent
-    site_dir, failed = shared / "built-site", shared / "built-site.failed"
-    with FileLock(str(shared / "built-site.lock")):
-        if not (site_dir / "index.html").exists() and not failed.exists():
-            result = run_mkdocs_build(site_dir, snapshot=True)
-            if result.returncode != 0:
-                failed.write_text(f"{result.stdout}\n{result.stderr}", encoding="utf-8")
-    assert not failed.exists(), f"mkdocs build --strict failed:\n{failed.read_text(encoding='utf-8')}"
-    return site_dir
+    return shared_build(tmp_path_factory, "built-site")
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -245,13 +301,24 @@ def pytest_collection_modifyitems(config, items):
 # each other and use no module fixture: each worker that runs some of them pays their per-process setup once.
 # test_injection.py is a third of the fast lane's CPU time; as one unit it kept one worker busy while the others
 # had finished. The others are few tests of seconds each, which xdist (ordering files by their number of tests)
-# would hand out last, as whole files.
+# would hand out last, as whole files. test_kernels_backends.py (each test a process of its own: a backend's demo
+# or an nvcc compile) and test_committed_fit.py (one refit per source left out) are each minutes of CPU.
+# test_injection_site.py's two browser passes over the hostile site (minutes each) ran one after the other in
+# one worker; its site is a shared build (SHARED_BUILDS) and its module fixture only a local server, so each
+# worker that runs one of them serves the same build.
 SPLIT_FILES = {
+    "tests/test_injection_site.py",
+    "tests/test_kernels_backends.py",
     "tests/test_injection.py",
     "tests/test_contributor_workflow.py",
     "tests/test_data_loading_fast.py",
     "tests/test_calculators_properties.py",
+    "tests/test_committed_fit.py",
 }
+
+# Files whose tests share one session fixture per language (test_crawl.py: a crawl of the English pages, one of the
+# German): two work units, one per language, so two workers crawl side by side.
+SPLIT_BY_LANGUAGE = {"tests/test_crawl.py"}
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: no error where xdist is absent or disabled
@@ -265,6 +332,8 @@ def pytest_xdist_make_scheduler(config, log):
 
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
+            if path in SPLIT_BY_LANGUAGE:
+                return f"{path}::{'de' if '[de]' in nodeid else 'en'}"
             return nodeid if path in SPLIT_FILES else path
 
     return SplitLoadFileScheduling(config, log)

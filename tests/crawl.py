@@ -85,6 +85,13 @@ class Crawl:
     base: str
     pages: dict = field(default_factory=dict)  # url path -> PageVisit
     files: dict = field(default_factory=dict)  # url path of a linked non-page file -> HTTP status
+    # url path of a linked page in the other language (a crawl of one language) -> (HTTP status, its ids)
+    other_pages: dict = field(default_factory=dict)
+
+
+def language_of(path: str) -> str:
+    """The language of a page by its URL path: German under /de/, English everywhere else."""
+    return "de" if path == "/de" or path.startswith("/de/") else "en"
 
 
 def sitemap_paths(site_dir: Path) -> list[str]:
@@ -165,12 +172,18 @@ def _inspect(page, record: PageVisit, response, with_axe: bool) -> None:
     record.csp_violations = page.evaluate("() => window.__cspViolations || []")
 
 
-def crawl_site(browser, base: str, site_dir: Path, with_axe: bool = True) -> Crawl:
-    """Visit the sitemap's pages and every same-origin page they link to; check linked files exist."""
+def crawl_site(browser, base: str, site_dir: Path, with_axe: bool = True, language: str | None = None) -> Crawl:
+    """Visit the sitemap's pages and every same-origin page they link to; check linked files exist.
+
+    With ``language`` ("en" or "de"), only the pages of that language are visited (two crawls can then run side
+    by side); a link to a page of the other language is checked by a plain request: that it exists and, for a
+    ``#fragment``, that the page has an element with that id."""
     crawl = Crawl(base=base)
     context = browser.new_context()
     context.add_init_script(CSP_LISTENER)
     queue = sitemap_paths(site_dir) + ["/404.html", "/de/404.html"]
+    if language:
+        queue = [path for path in queue if language_of(path) == language]
     seen = set(queue)
     try:
         for path, page, response, record in loaded_pages(context, base, queue, lambda pg, p: _record(pg, p, base)):
@@ -184,7 +197,11 @@ def crawl_site(browser, base: str, site_dir: Path, with_axe: bool = True) -> Cra
                 if target in seen:
                     continue
                 seen.add(target)
-                if is_page(target):
+                if is_page(target) and language and language_of(target) != language:
+                    response = context.request.get(base + target)
+                    ids = set(re.findall(r'\bid="([^"]+)"', response.text())) if response.ok else set()
+                    crawl.other_pages[target] = (response.status, ids)
+                elif is_page(target):
                     queue.append(target)
                 else:
                     crawl.files[target] = context.request.get(base + target).status
@@ -202,7 +219,13 @@ def internal_link_problems(crawl: Crawl) -> list[str]:
                 continue
             url, fragment = urldefrag(link)
             target = urlparse(url).path
-            if is_page(target):
+            if is_page(target) and target in crawl.other_pages:
+                status, ids = crawl.other_pages[target]
+                if status >= 400:
+                    problems.append(f"{path}: link to missing page {target}")
+                elif fragment and fragment not in ids:
+                    problems.append(f"{path}: link to {target}#{fragment}, which names no element there")
+            elif is_page(target):
                 visited = crawl.pages.get(target)
                 if visited is None or visited.status >= 400:
                     problems.append(f"{path}: link to missing page {target}")

@@ -1,4 +1,4 @@
-"""Every page of the built site in both languages, in Debian's Chromium, under the site's CSP.
+"""Every page of the built site in both languages (one crawl per language), in Debian's Chromium, under the site's CSP.
 
 One crawl (``crawl.py``) visits the sitemap's pages and every page they link
 to, and each test checks one promise across all of them: no request leaves the
@@ -12,14 +12,15 @@ from __future__ import annotations
 import pytest
 from test_site import DOCS, english_pages
 
-from crawl import crawl_site, internal_link_problems, outside_origin, sitemap_paths
+from crawl import crawl_site, internal_link_problems, language_of, outside_origin, sitemap_paths
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="session")
-def crawl(browser, site_server, built_site):
-    return crawl_site(browser, site_server, built_site)
+# One crawl per language: tests/conftest.py hands the two to different workers (each a work unit of its own).
+@pytest.fixture(scope="session", params=["en", "de"])
+def crawl(request, browser, site_server, built_site):
+    return crawl_site(browser, site_server, built_site, language=request.param)
 
 
 def report(problems: dict) -> str:
@@ -37,8 +38,12 @@ def expected_paths() -> set[str]:
 
 
 def test_crawl_reaches_every_page_in_both_languages(crawl, built_site):
-    assert expected_paths() <= set(crawl.pages), sorted(expected_paths() - set(crawl.pages))
-    assert set(sitemap_paths(built_site)) <= set(crawl.pages)
+    language = language_of(next(iter(crawl.pages)))
+    assert {language_of(path) for path in crawl.pages} == {language}
+    expected = {path for path in expected_paths() if language_of(path) == language}
+    assert expected <= set(crawl.pages), sorted(expected - set(crawl.pages))
+    assert {path for path in sitemap_paths(built_site) if language_of(path) == language} <= set(crawl.pages)
+    assert len(expected) > 20 and f"/{'de/' if language == 'de' else ''}404.html" in crawl.pages
     assert all(record.status == 200 for record in crawl.pages.values()), {
         p: r.status for p, r in crawl.pages.items() if r.status != 200
     }

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import subprocess
-import sys
 import threading
 from collections import Counter
 
 import pytest
 
-from conftest import REPO_ROOT, _QuietHandler
+from conftest import REPO_ROOT, SHARED_BUILDS, _QuietHandler, shared_build
 from crawl import CSP_LISTENER, loaded_pages, sitemap_paths
 from hostile import elements, markup_problems, shape
 
@@ -23,16 +21,12 @@ SCRIPT_CAPABLE = {"script", "img", "iframe", "object", "embed", "style", "link",
 
 
 @pytest.fixture(scope="module")
-def hostile_site(tmp_path_factory):
+def hostile_site(tmp_path_factory, worker_id):
+    if worker_id != "master":  # under pytest-xdist: started in the background when the tests were collected
+        return shared_build(tmp_path_factory, "hostile-site")
     site = tmp_path_factory.mktemp("hostile-site")
-    result = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "tests" / "hostile_build.py"), str(site)],
-        cwd=REPO_ROOT,
-        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    cmd, env = SHARED_BUILDS["hostile-site"][1](site)
+    result = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     return site
 

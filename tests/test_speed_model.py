@@ -169,15 +169,6 @@ def test_cross_validation_never_sees_the_measurement_it_predicts():
 
 
 
-@pytest.mark.slow
-def test_committed_fit_is_what_the_data_gives():
-    """`python -m atlas.data fit` reproduces atlas/core/calculators/fitted.py: nobody edited a parameter by hand."""
-    result = fit_speed.run(write=False)
-    for feature, entry in result["params"].items():
-        assert entry["global"] == pytest.approx(fitted.PARAMS[feature]["global"], abs=1e-3), feature
-    assert result["report"]["cross_validated"] == fitted.PROVENANCE["cross_validated"]
-
-
 def test_accuracy_targets_printed_and_the_ones_met_kept():
     report = accuracy.load_report()
     summary = report["summary"]["cross_validated"]

@@ -10,6 +10,7 @@ just the first) and either returns the entries or raises
 from __future__ import annotations
 
 import datetime
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -285,3 +286,35 @@ def load_dataset(
     if errors:
         raise DataValidationError(errors)
     return dataset
+
+
+def files_fingerprint(data_dir: Path | str = DATA_DIR) -> tuple:
+    """Every file under ``data_dir`` with its size and modification time: changes when any file does."""
+    found = []
+    stack = [str(data_dir)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    stack.append(entry.path)
+                elif entry.is_file():
+                    stat = entry.stat()
+                    found.append((entry.path, stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(found))
+
+
+_ONCE: dict = {}  # the last data set load_dataset_once gave, under its key
+
+
+def load_dataset_once(data_dir: Path | str = DATA_DIR) -> Dataset:
+    """``load_dataset``, kept while no file under ``data_dir`` changes (and for the day).
+
+    A site build asks for the data set in several hooks and the macros, once per language (eight loads of
+    about seven seconds of CPU each); this gives them one, and ``mkdocs serve`` a fresh one after an edit.
+    The data set is shared: callers read it and never change it. A load that fails is not kept."""
+    key = (str(Path(data_dir).resolve()), files_fingerprint(data_dir), datetime.date.today())
+    if _ONCE.get("key") != key:
+        _ONCE.clear()
+        _ONCE["dataset"] = load_dataset(data_dir)
+        _ONCE["key"] = key
+    return _ONCE["dataset"]

@@ -18,14 +18,10 @@ import os
 from pathlib import Path
 
 from atlas.data import REPO_ROOT
+from atlas.data.buildcache import cache_dir
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DATA_DIR = REPO_ROOT / "data"  # as atlas.data.dataset.DATA_DIR, which is imported only on a cache miss (jsonschema is slow to import)
-
-
-def cache_dir() -> Path:
-    """Where cached exports live: ``$ATLAS_CACHE_DIR``, else ``.cache/atlas`` in the checkout."""
-    return Path(os.environ.get("ATLAS_CACHE_DIR") or REPO_ROOT / ".cache" / "atlas")
 
 
 def content_key(data_dir: Path | str = DATA_DIR, today: datetime.date | None = None) -> str:

@@ -337,11 +337,14 @@ def fit(cases: list[FitCase]) -> dict:
     return layout.params(solution.x, digits=6)
 
 
-def cross_validate(cases: list[FitCase], dataset: Dataset, sources: set[str] | None = None) -> list[dict]:
+def cross_validate(cases: list[FitCase], dataset: Dataset, sources: set[str] | None = None,
+                   fits: dict[frozenset, dict] | None = None) -> list[dict]:
     """Each case predicted by a fit that left its source (and the sources it is not independent of) out;
-    with ``sources``, only the cases of those sources (each fold is one fit, and the folds are independent)."""
+    with ``sources``, only the cases of those sources (each fold is one fit, and the folds are independent).
+    ``fits`` keeps the fits by the sources they left out, for calls that share them (a fold that leaves out no
+    fitted case is the fit on all of them)."""
     out = []
-    fits: dict[frozenset, dict] = {}  # a fold that leaves out no fitted case is the fit on all of them
+    fits = {} if fits is None else fits
     for source_id in sorted({c.source for c in cases} & (sources or {c.source for c in cases})):
         related = {source_id, *dataset.inference[source_id].get("independent_of", [])}
         left_out = frozenset(c.source for c in cases if c.fitted and c.source in related)

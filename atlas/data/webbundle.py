@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 from atlas.data import REPO_ROOT
+from atlas.data.buildcache import disk_cached
 
 # Files of the pinned npm package that the browser needs. The lock file and the standard library are
 # written trimmed (see ``pyodide_lock`` and ``pyodide_stdlib``), the rest is copied as it is.
@@ -347,8 +348,14 @@ def pyodide_stdlib(node_modules: Path = REPO_ROOT / "node_modules", root: Path =
     key = (version_of(source), version_of(bundle_zip(root)))
     if key not in _STDLIB_CACHE:
         _STDLIB_CACHE.clear()
-        _STDLIB_CACHE[key] = _trim_stdlib(source, root)
+        _STDLIB_CACHE[key] = disk_cached("stdlib", f"{key[0]}-{key[1]}-{_trim_version()}.zip",
+                                         lambda: _trim_stdlib(source, root), keep=4)
     return _STDLIB_CACHE[key]
+
+
+def _trim_version() -> str:
+    """A hash of this module's source: a change to how the standard library is trimmed makes a new cached copy."""
+    return version_of(Path(__file__).read_bytes())
 
 
 def _trim_stdlib(source: bytes, root: Path) -> bytes:
