@@ -32,29 +32,43 @@ def speed_accuracy(**params):
 
 def test_h100_with_vllm_at_batch_1_says_there_are_no_vllm_cases_and_whose_figure_it_shows():
     a = speed_accuracy(device="h100-sxm")
-    # 728: the refit of 2026-12-06 (late) added the single-Mac case of the Exo source and 11 RTX 5090 runs with
-    # measured power to decode at batch 1.
-    assert (a["engine"], a["level"], a["engine_cases"], a["cases"]) == ("vllm", "phase", 0, 728)
+    # 738: the refit of 2026-12-07 added the serving sources of issue 33 (none of them vLLM at batch 1 on one device).
+    assert (a["engine"], a["level"], a["engine_cases"], a["cases"]) == ("vllm", "phase", 0, 738)
     assert trust.statement(a, "en") == (
         "There are no published measurements of generation on one device at batch 1 with vLLM; the figure is for all "
-        f"engines together (cross-validated, 728 published measurements): half within ±11{NNBSP}%, four in five "
+        f"engines together (cross-validated, 738 published measurements): half within ±11{NNBSP}%, four in five "
         f"within ±27{NNBSP}%.")
     assert trust.statement(a, "de") == (
         "Für vLLM gibt es keine veröffentlichten Messungen zur Tokenerzeugung auf einem Gerät mit Batch 1; die Angabe "
-        "gilt für alle Engines zusammen (kreuzvalidiert, 728 veröffentlichte Messungen): die Hälfte liegt innerhalb "
+        "gilt für alle Engines zusammen (kreuzvalidiert, 738 veröffentlichte Messungen): die Hälfte liegt innerhalb "
         f"von ±11{NNBSP}%, vier von fünf innerhalb von ±27{NNBSP}%.")
 
 
 def test_batched_vllm_gets_the_vllm_figure_not_the_phase_one():
-    a = speed_accuracy(device="h100-sxm", batch=8)
-    assert (a["level"], a["key"], a["cases"], a["within_0.8_1.25"]) == ("engine", "decode-multi-or-batched|vllm", 26,
-                                                                        0.3077)
+    # On a GeForce card vLLM has too few batched measurements of its own class: the figure is vLLM's on any device.
+    a = speed_accuracy(device="rtx-4090", engine="vllm", batch=8)
+    assert (a["level"], a["key"], a["cases"], a["within_0.8_1.25"]) == ("engine", "decode-multi-or-batched|vllm", 80,
+                                                                        0.4625)
     en = trust.statement(a, "en")
-    assert "with vLLM on any device, as there are too few measurements on NVIDIA data-centre GPUs" in en
-    assert f"26 published measurements): half within ±62{NNBSP}%, four in five within ±134{NNBSP}%." in en
+    assert "with vLLM on any device, as there are too few measurements on GeForce and RTX workstation cards" in en
+    assert f"80 published measurements): half within ±29{NNBSP}%, four in five within ±85{NNBSP}%." in en
     de = trust.statement(a, "de")
-    assert "mit vLLM auf beliebigen Geräten, weil es auf NVIDIA-Rechenzentrums-GPUs zu wenige Messungen" in de
-    assert f"26 veröffentlichte Messungen): die Hälfte liegt innerhalb von ±62{NNBSP}%" in de
+    assert "mit vLLM auf beliebigen Geräten, weil es auf GeForce- und RTX-Workstation-Karten zu wenige Messungen" in de
+    assert f"80 veröffentlichte Messungen): die Hälfte liegt innerhalb von ±29{NNBSP}%" in de
+
+
+def test_batched_vllm_on_a_data_centre_gpu_gets_the_figure_of_its_class():
+    # The H100 concurrency sweep with vLLM (tim-wang-blog) gave NVIDIA's data-centre GPUs a class figure of their own.
+    a = speed_accuracy(device="h100-sxm", batch=8)
+    assert (a["level"], a["key"], a["cases"], a["within_0.8_1.25"]) == (
+        "class", "decode-multi-or-batched|vllm|nvidia-datacenter", 28, 0.3571)
+    assert trust.statement(a, "en") == (
+        "Cases like this (generation batched or on several devices with vLLM on NVIDIA data-centre GPUs; "
+        f"cross-validated, 28 published measurements): half within ±59{NNBSP}%, four in five within ±110{NNBSP}%.")
+    assert trust.statement(a, "de") == (
+        "Ähnliche Fälle (Tokenerzeugung mit Batch > 1 oder auf mehreren Geräten mit vLLM auf "
+        f"NVIDIA-Rechenzentrums-GPUs; kreuzvalidiert, 28 veröffentlichte Messungen): die Hälfte liegt innerhalb von "
+        f"±59{NNBSP}%, vier von fünf innerhalb von ±110{NNBSP}%.")
 
 
 @pytest.mark.parametrize(("params", "key", "cases", "en", "de"), [

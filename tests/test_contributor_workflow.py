@@ -12,7 +12,7 @@ from atlas.data.errors import DataValidationError
 from atlas.data.scaffold import ScaffoldError, write_scaffold
 from conftest import REPO_ROOT
 
-TODAY = datetime.date(2026, 12, 6)  # on or after the newest date in data/
+TODAY = datetime.date(2026, 12, 7)  # on or after the newest date in data/
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from conftest import REPO_ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invalid_measurements"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
-TODAY = datetime.date(2026, 12, 6)  # on or after the newest access date in data/
+TODAY = datetime.date(2026, 12, 7)  # on or after the newest access date in data/
 
 
 def data_with(tmp_path: Path, case: str | None = None, text: str | None = None) -> Path:

@@ -12,7 +12,7 @@ from atlas.data.errors import DataValidationError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invalid_models"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
-TODAY = datetime.date(2026, 12, 6)  # on or after the newest access date in data/
+TODAY = datetime.date(2026, 12, 7)  # on or after the newest access date in data/
 REQUIRED = {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b", "mistral-7b",
             "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-32b", "qwen2.5-72b", "gemma-2-9b", "gemma-2-27b", "phi-3-mini",
             "deepseek-v3"}

@@ -20,7 +20,7 @@ from atlas.data.errors import DataValidationError
 from atlas.data.schema import schema_problems
 from conftest import REPO_ROOT
 
-TODAY = datetime.date(2026, 12, 6)  # on or after the newest access date in data/
+TODAY = datetime.date(2026, 12, 7)  # on or after the newest access date in data/
 PRICE_FILES = sorted((REPO_ROOT / "data" / "prices").glob("*.yaml"))
 
 

@@ -193,10 +193,15 @@ def test_accuracy_targets_printed_and_the_ones_met_kept():
     # their serving terms (fit_speed.FIT_SERVING_RUNS, with the figures that decided it) traded decode at batch 1
     # (80.0 -> 77.9 %), multi-device (74.6 -> 74.4 %) and prefill (78.8 -> 77.9 %) for the held-out
     # maximum-throughput runs (76 -> 85 % within x0.67-1.5), asserted below.
-    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.778
-    assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.744
-    assert summary["prefill"]["within_0.67_1.5"] >= 0.779
-    assert summary["serving-max-throughput"]["within_0.67_1.5"] >= 0.853
+    # The refit of 2026-12-07 with six serving sources (LMDeploy's static batches on A100, the ROCm vLLM latency
+    # table on 8x MI300X, TensorRT-LLM's perf overviews v0.9.0/v0.17/v0.20, an H100 vLLM/SGLang concurrency sweep):
+    # multi-device or batched decode 74.4 -> 78.2 %, maximum-throughput runs 85.3 -> 88.5 %, decode at batch 1
+    # 77.9 -> 78.5 %, while prefill fell 77.9 -> 77.2 % (the batched serving runs move the shared prompt-processing
+    # efficiencies of the data-centre engines; still above the target of 75 %).
+    assert summary["decode-single-batch1"]["within_0.8_1.25"] >= 0.784
+    assert summary["decode-multi-or-batched"]["within_0.67_1.5"] >= 0.781
+    assert summary["prefill"]["within_0.67_1.5"] >= 0.772
+    assert summary["serving-max-throughput"]["within_0.67_1.5"] >= 0.885
     # Every case the data holds is answered or refused with a reason, counted per reason and source.
     refused = report["summary"]["refused"]
     assert refused and all(reason and by_source and all(n > 0 for n in by_source.values())
@@ -314,7 +319,8 @@ def test_maximum_throughput_runs_are_a_cross_validated_group_of_their_own():
     group = summary["cross_validated"][fit_speed.MAX_THROUGHPUT_GROUP]
     print(f"\nserving-max-throughput n={group['cases']} within x0.67-1.5 {group['within_0.67_1.5']:.0%} "
           f"median {group['median_ratio']:.2f} (admitted to the fit: {fit_speed.ADMIT_MAX_THROUGHPUT})")
-    assert group["cases"] == 787
-    assert group["within_0.67_1.5"] >= 0.76  # 76.2 % (2026-12 fit); median ratio 1.28: throughput predicted low
+    # 1,340 since the TensorRT-LLM perf overviews of v0.17 and v0.20 (2026-12-07; 787 before)
+    assert group["cases"] == 1340
+    assert group["within_0.67_1.5"] >= 0.885  # 88.5 % (2026-12-07 fit); median ratio 1.03
     refused = summary["refused"].get("maximum-throughput run whose concurrency the source does not state", {})
     assert not any(source.startswith("tensorrt-llm-perf-overview") for source in refused)
