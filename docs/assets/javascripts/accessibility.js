@@ -8,16 +8,18 @@ document$.subscribe(function () {
     dialog.setAttribute("aria-label", input.getAttribute("aria-label"));
   }
   // A table wider than the page scrolls sideways; keyboard users reach it with Tab and scroll with the arrows.
-  document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (wrap) {
+  // Material wraps Markdown tables in a scroll box; the accuracy page's tables scroll themselves (display: block).
+  document.querySelectorAll(".md-typeset__scrollwrap, table.atlas-accuracy").forEach(function (wrap) {
     if (wrap.scrollWidth <= wrap.clientWidth || wrap.hasAttribute("tabindex")) return;
-    var table = wrap.querySelector("table");
+    var isTable = wrap.tagName === "TABLE";
+    var table = isTable ? wrap : wrap.querySelector("table");
     var caption = table && table.caption ? table.caption.textContent : "";
     var heading = null;
     for (var el = wrap.previousElementSibling; el && !heading; el = el.previousElementSibling) {
       if (/^H[1-6]$/.test(el.tagName)) heading = el;
     }
     wrap.setAttribute("tabindex", "0");
-    wrap.setAttribute("role", "region");
+    if (!isTable) wrap.setAttribute("role", "region");  // a table keeps its own role and takes the name
     if (heading && heading.id) wrap.setAttribute("aria-labelledby", heading.id);
     else wrap.setAttribute("aria-label", caption || document.title);
   });
