@@ -66,7 +66,7 @@ def test_compare_page_shows_the_charts_in_its_language(built_site, lang):
         assert "<td>989.4</td><td>3,350</td><td>295</td>" in html
     assert not re.search(r"\bNaN\b|Infinity|Traceback", html)
     # The numbers also live in a table next to every chart.
-    assert html.count('<details class="atlas-chart-data">') == len(re.findall(r"<svg\b[^>]*data-chart=", html))
+    assert html.count('<details class="atlas-chart-data" data-search-exclude>') == len(re.findall(r"<svg\b[^>]*data-chart=", html))
 
 
 def test_chart_stylesheet_is_part_of_the_site(built_site):
@@ -256,3 +256,16 @@ def test_per_dollar_charts_read_the_dated_price_lists(dataset):
     newest = cost.purchase_price(by_device["rtx-4090"])
     assert (bought["rtx-4090"]["price_usd"], bought["rtx-4090"]["price_as_of"]) == (newest["usd"], newest["as_of"])
     assert "h100-sxm" not in bought or bought["h100-sxm"]["price_kind"] in chart_inputs.PURCHASE_PRICES
+
+
+def test_charts_stay_out_of_the_search_index(built_site):
+    """Every page fetches Material's search index and builds it in a worker: a chart's point labels and its
+    table of numbers (the accuracy chart: every measured case) made it 2.8 MB; the captions and prose stay."""
+    import json
+
+    index = built_site / "search" / "search_index.json"
+    docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+    text = "\n".join(entry["text"] for entry in docs)
+    assert "each predicted by a fit that left its source out" not in text  # the accuracy chart's description
+    assert any(entry["location"].startswith("calculators/accuracy/#the-targets") for entry in docs)
+    assert index.stat().st_size < 1_500_000
