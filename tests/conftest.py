@@ -165,6 +165,7 @@ def pytest_collection_finish(session):
         return  # without pytest-xdist the fixtures build when first asked
     wanted = {name for name, (fixture, _) in SHARED_BUILDS.items()
               if any(fixture in getattr(item, "fixturenames", ()) for item in session.items)}
+    # The run's common temporary folder, as the fixtures find it (tmp_path_factory is pytest's own, not public here).
     folder = session.config._tmp_path_factory.getbasetemp().parent
     for name in sorted(wanted):
         start_shared_build(folder, name)

@@ -109,16 +109,23 @@ def slow_link(context, page):
              {"offline": False, "latency": 300, "downloadThroughput": -1, "uploadThroughput": -1})
 
 
+def slow_visit(context, site_server, lang: str, seen: list):
+    """The memory calculator opened on a slow link in a new page of ``context``, once its runtime is ready, and
+    the worker's timings; ``seen`` is emptied and then collects the page's requests."""
+    page = context.new_page()
+    seen.clear()
+    page.on("request", lambda r: seen.append(r.url))
+    slow_link(context, page)
+    page.goto(page_url(site_server, lang, "vram", QUERY))
+    assert wait_status(page, "ready", "invalid", "failed") == "ready"
+    return page, page.evaluate(TIMINGS)
+
+
 def test_on_a_slow_link_the_first_visit_starts_without_the_snapshot_and_keeps_it_for_the_next(browser, site_server):
     context = browser.new_context()
+    seen = []
     try:
-        page = context.new_page()
-        seen = []
-        page.on("request", lambda r: seen.append(r.url))
-        slow_link(context, page)
-        page.goto(page_url(site_server, "en", "vram", QUERY))
-        assert wait_status(page, "ready", "invalid", "failed") == "ready"
-        info = page.evaluate(TIMINGS)
+        page, info = slow_visit(context, site_server, "en", seen)
         assert info["link"]["effectiveType"] == "3g"
         assert (info["snapshot"], info["snapshot_plan"]) == (False, "slow-link")
         assert not [u for u in seen if SNAPSHOT_REQUEST in u]  # neither before "ready" nor by the worker after it
@@ -129,13 +136,7 @@ def test_on_a_slow_link_the_first_visit_starts_without_the_snapshot_and_keeps_it
         assert re.search(r"/atlas-snapshot-([0-9a-f]{12})\.bin\?v=\1$", kept), kept
 
         # The next visit, on the same slow link, starts from the kept copy.
-        page = context.new_page()
-        seen.clear()
-        page.on("request", lambda r: seen.append(r.url))
-        slow_link(context, page)
-        page.goto(page_url(site_server, "de", "vram", QUERY))
-        assert wait_status(page, "ready", "invalid", "failed") == "ready"
-        info = page.evaluate(TIMINGS)
+        page, info = slow_visit(context, site_server, "de", seen)
         assert (info["snapshot"], info["snapshot_plan"]) == (True, "cache")
         assert_matches_cli(page, "vram", PARAMS, "de")
 
@@ -143,13 +144,7 @@ def test_on_a_slow_link_the_first_visit_starts_without_the_snapshot_and_keeps_it
         # once by the worker after "ready", through the service worker, which keeps it again.
         page.evaluate(DROP_SNAPSHOTS)
         assert page.evaluate(KEPT_SNAPSHOTS) == []
-        page = context.new_page()
-        seen.clear()
-        page.on("request", lambda r: seen.append(r.url))
-        slow_link(context, page)
-        page.goto(page_url(site_server, "en", "vram", QUERY))
-        assert wait_status(page, "ready", "invalid", "failed") == "ready"
-        info = page.evaluate(TIMINGS)
+        page, info = slow_visit(context, site_server, "en", seen)
         assert (info["snapshot"], info["snapshot_plan"]) == (False, "slow-link")
         page.wait_for_function(KEPT_SNAPSHOTS.replace("u.includes('/atlas-snapshot-')))",
                                                       "u.includes('/atlas-snapshot-'))).then(k => k.length === 1)"),
