@@ -14,6 +14,7 @@ import re
 from html import escape
 
 from atlas.core import l10n
+from atlas.core.calculators import messages
 from atlas.core.charts import svg
 from atlas.data.dataset import REPO_ROOT
 
@@ -189,8 +190,7 @@ def engine_label(engine: str, lang: str) -> str:
     """'vLLM' for 'vllm': the calculators' name of an engine; 'other engines' for the sources' catch-all."""
     if engine == "other":
         return l10n.t(lang, "accuracy.engine_other")
-    key = f"engine.{engine}"
-    return l10n.t(lang, key) if key in l10n.labels(lang) else engine
+    return messages.display("engine", engine, lang)
 
 
 def _breakdown_label(name: str, by: str, lang: str) -> str:
