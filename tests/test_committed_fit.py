@@ -2,7 +2,7 @@
 (nobody edited one by hand) and every cross-validated prediction in atlas/data/fit_report.json, which the
 accuracy page and the calculators' error statements show.
 
-The cross-validation refits the model once per source left out (minutes of CPU in all); one test per source
+The cross-validation refits the model once per source left out (about a minute of CPU in all); one test per source
 lets the test workers share them (tests/conftest.py lists this file in SPLIT_FILES), and each worker builds the
 cases and the fit on all sources once."""
 
