@@ -304,11 +304,7 @@ def pytest_collection_modifyitems(config, items):
 # had finished. The others are few tests of seconds each, which xdist (ordering files by their number of tests)
 # would hand out last, as whole files. test_kernels_backends.py (each test a process of its own: a backend's demo
 # or an nvcc compile) and test_committed_fit.py (one refit per source left out) are each minutes of CPU.
-# test_injection_site.py's two browser passes over the hostile site (minutes each) ran one after the other in
-# one worker; its site is a shared build (SHARED_BUILDS) and its module fixture only a local server, so each
-# worker that runs one of them serves the same build.
 SPLIT_FILES = {
-    "tests/test_injection_site.py",
     "tests/test_kernels_backends.py",
     "tests/test_injection.py",
     "tests/test_contributor_workflow.py",
@@ -317,9 +313,10 @@ SPLIT_FILES = {
     "tests/test_committed_fit.py",
 }
 
-# Files whose tests share one session fixture per language (test_crawl.py: a crawl of the English pages, one of the
-# German): two work units, one per language, so two workers crawl side by side.
-SPLIT_BY_LANGUAGE = {"tests/test_crawl.py"}
+# Files whose tests share one fixture per language (test_crawl.py: a crawl of the English pages, one of the German;
+# test_injection_site.py: a pass over the hostile site's pages of each language): two work units, one per language
+# (a test without "[de]" in its id goes with English), so two workers visit pages side by side.
+SPLIT_BY_LANGUAGE = {"tests/test_crawl.py", "tests/test_injection_site.py"}
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: no error where xdist is absent or disabled
