@@ -9,6 +9,7 @@ tensor at 4 bit would give under 58 GiB for the 120b; BF16 would give over 210 G
 """
 
 import json
+import re
 
 import pytest
 
@@ -130,3 +131,41 @@ def test_cli_text_and_json_start_with_does_not_fit(capsys, monkeypatch, lang, fi
     result = json.loads(capsys.readouterr().out)
     assert result["reason"] is not None and result["reason"]["message"].startswith(first)
     assert result["reason"]["params"]["short"] > 100 and result["fits"] is False
+
+
+@pytest.mark.parametrize("lang, words", [("en", "does not fit"), ("de", "passt nicht")])
+def test_no_time_speed_or_cost_of_a_setup_that_cannot_run(capsys, monkeypatch, lang, words):
+    """The table keeps the devices' own figures (peak, bandwidth, power) and shows "does not fit" where a time, a
+    speed or a cost of the impossible setup would stand; a device that holds the model keeps its figures."""
+    from atlas.core.calculators.speed import RUN_FIGURES
+
+    html = view("speed", LLAMA_ON_4090, lang)["html"]
+    for which in ("device", "baseline"):
+        for key in ("time_s", "tokens_per_s", "tokens_per_s_per_sequence", "cost.usd_per_million_tokens"):
+            assert re.search(rf'<td data-result="{which}\.{re.escape(key)}" data-does-not-fit="true">{words}</td>',
+                             html), (which, key)
+        assert f'data-result="{which}.peak_tflops" data-value=' in html
+    shown = re.findall(r'data-result="device\.([\w.]+)" data-does-not-fit', html)
+    assert shown and set(shown) <= set(RUN_FIGURES)
+    fits = view("speed", {**LLAMA_ON_4090, "model": "llama-3.1-8b", "baseline": "h200-sxm"}, lang)["html"]
+    assert "data-does-not-fit" not in fits and 'data-result="device.tokens_per_s" data-value="' in fits
+
+    import atlas.cli as cli_module
+
+    monkeypatch.setattr(cli_module, "load_catalog", lambda data_json: catalog())
+    assert cli_main(["speed", "--model", "llama-3.1-70b", "--weights", "bf16", "--device", "rtx-4090",
+                     "--baseline", "h200-sxm", "--lang", lang]) == 0
+    text = capsys.readouterr().out
+    row = next(line for line in text.splitlines() if line.startswith("Tokens/s"))  # the same label in German
+    assert row.split()[-2:] != [words.split()[-1]] * 2  # the H200 holds 70B in BF16: its speed stays
+    assert words in row and re.search(r"\d", row.replace(words, ""))
+
+
+def test_formats_suggested_are_ones_the_device_can_read():
+    """A 70B in BF16 on an RTX 4090: the format that fits is a llama.cpp type, never an MLX one (Apple only);
+    on a Mac the MLX formats stay candidates."""
+    memory = call("speed", {"model": "llama-3.1-70b", "weights": "bf16", "device": "rtx-4090"})["device"]["memory"]
+    formats = [tip["weights"] for tip in memory["suggestions"]["formats"]]
+    assert formats and not any(f.startswith("mlx_") for f in formats)
+    mac = call("vram", {"model": "llama-3.1-70b", "weights": "bf16", "device": "apple-m4-max@36"})
+    assert any(tip["weights"].startswith("mlx_") for tip in mac["verdict"]["suggestions"]["formats"]), mac["verdict"]

@@ -34,6 +34,7 @@ from atlas.core.calculators.api import handle
 from atlas.core.calculators.catalog import Catalog, CatalogError
 from atlas.core.calculators.inputs import params_for
 from atlas.core.calculators.messages import display
+from atlas.core.calculators.speed import RUN_FIGURES, holds_model
 from atlas.core.l10n.names import device_name
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -181,10 +182,10 @@ def _energy_rows(lang: str) -> list:
     def cell(key: str, digits: int):
         return lambda e: l10n.format_significant(e["energy"][key], lang, digits) \
             if (e.get("energy") or {}).get(key) is not None else "-"
-    return [(l10n.t(lang, "energy.row.watts"), cell("watts", 4)),
-            (l10n.t(lang, "energy.row.joules_per_token"), cell("joules_per_token", 3)),
-            (l10n.t(lang, "energy.row.kwh_per_million"), cell("kwh_per_million_tokens", 3)),
-            (l10n.t(lang, "energy.row.cost_per_million"), cell("usd_per_million_tokens", 3))]
+    return [(l10n.t(lang, "energy.row.watts"), "energy.watts", cell("watts", 4)),
+            (l10n.t(lang, "energy.row.joules_per_token"), "energy.joules_per_token", cell("joules_per_token", 3)),
+            (l10n.t(lang, "energy.row.kwh_per_million"), "energy.kwh_per_million_tokens", cell("kwh_per_million_tokens", 3)),
+            (l10n.t(lang, "energy.row.cost_per_million"), "energy.usd_per_million_tokens", cell("usd_per_million_tokens", 3))]
 
 
 def speed_table(result: dict, lang: str) -> str:
@@ -198,28 +199,37 @@ def speed_table(result: dict, lang: str) -> str:
         batch=display("batch", result["batch"], lang),
     )
     entries = [result["device"]] + ([result["baseline"]] if result["baseline"] else [])
-    rows = [
-        ("", lambda e: device_name(e["name"], lang)),
-        (t("cli.time") + " (s)", lambda e: l10n.format_significant(e["time_s"], lang, 3)),
-        (t("cli.tokens_per_s"), lambda e: l10n.format_significant(e["tokens_per_s"], lang, 3) if e["tokens_per_s"] else "-"),
-        (t("cli.bound"), lambda e: t(f"bound.{e['bound']}")),
-        (t("cli.peak"), lambda e: f"{l10n.format_significant(e['peak_tflops'], lang, 4)} ({e['precision']}, {e['unit']})"
+    rows = [  # (label, the figure's key in an entry, its text)
+        ("", "name", lambda e: device_name(e["name"], lang)),
+        (t("cli.time") + " (s)", "time_s", lambda e: l10n.format_significant(e["time_s"], lang, 3)),
+        (t("cli.tokens_per_s"), "tokens_per_s",
+         lambda e: l10n.format_significant(e["tokens_per_s"], lang, 3) if e["tokens_per_s"] else "-"),
+        (t("cli.bound"), "bound", lambda e: t(f"bound.{e['bound']}")),
+        (t("cli.peak"), "peak_tflops",
+         lambda e: f"{l10n.format_significant(e['peak_tflops'], lang, 4)} ({e['precision']}, {e['unit']})"
          if e["peak_tflops"] is not None else "-"),
-        (t("cli.attainable"), lambda e: l10n.format_significant(e["attainable_tflops"], lang, 3)),
-        (t("cli.critical"), lambda e: l10n.format_significant(e["critical_intensity"], lang, 3)
+        (t("cli.attainable"), "attainable_tflops", lambda e: l10n.format_significant(e["attainable_tflops"], lang, 3)),
+        (t("cli.critical"), "critical_intensity", lambda e: l10n.format_significant(e["critical_intensity"], lang, 3)
          if e["critical_intensity"] is not None else "-"),
     ]
     if "engine" in result["device"]:
-        rows.append((t("cli.cost_per_million"), lambda e: l10n.format_significant(e["cost"]["usd_per_million_tokens"], lang, 3)
+        rows.append((t("cli.cost_per_million"), "cost.usd_per_million_tokens",
+                     lambda e: l10n.format_significant(e["cost"]["usd_per_million_tokens"], lang, 3)
                      if e.get("cost") else "-"))
         rows += _energy_rows(lang)
-        rows.insert(1, (t("cli.engine"), lambda e: e["engine"] + ("" if e["split"] == "none" else f" ({e['split']})")))
+        rows.insert(1, (t("cli.engine"), "engine",
+                        lambda e: e["engine"] + ("" if e["split"] == "none" else f" ({e['split']})")))
     if result["workload"] == "training":
         rows += [
-            (t("cli.device_hours"), lambda e: l10n.format_significant(e["device_hours"], lang, 3)),
-            (t("cli.energy"), lambda e: l10n.format_significant(e["energy_kwh"], lang, 3) if e["energy_kwh"] is not None else "-"),
-            (t("cli.cost"), lambda e: l10n.format_number(e["cost_usd"], lang, 0) if e["cost_usd"] is not None else "-"),
+            (t("cli.device_hours"), "device_hours", lambda e: l10n.format_significant(e["device_hours"], lang, 3)),
+            (t("cli.energy"), "energy_kwh",
+             lambda e: l10n.format_significant(e["energy_kwh"], lang, 3) if e["energy_kwh"] is not None else "-"),
+            (t("cli.cost"), "cost_usd",
+             lambda e: l10n.format_number(e["cost_usd"], lang, 0) if e["cost_usd"] is not None else "-"),
         ]
+    # no time, speed or cost of what cannot run
+    rows = [(label, lambda e, shown=shown: shown(e) if holds_model(e) else t("table.does_not_fit"))
+            if key in RUN_FIGURES else (label, shown) for label, key, shown in rows]
     width = max(len(label) for label, _ in rows)
     # Does not fit (the device or the baseline): that, the shortfall and the nearest configuration that runs first.
     lines = ([result["reason"]["message"], ""] if _does_not_fit(result) else []) + [head] + _published(result, lang) \

@@ -27,6 +27,7 @@ from typing import NotRequired, TypedDict
 
 from atlas.core.calculators import defaults as d
 from atlas.core.calculators import devices as dev
+from atlas.core.calculators import engines
 from atlas.core.calculators.inputs import Options
 from atlas.core.calculators.memory import (
     MAX_CONTEXT_SEARCH,
@@ -246,15 +247,18 @@ def _devices_needed(model: ModelSpec, opts: Options, device: dict, gpu_layers: i
 
 def _formats(model: ModelSpec, opts: Options, device: dict, gpu_layers: int | None, extra_bytes: float,
              usable: float, fits_here: bool) -> list[FormatTip]:
-    """Fits here: the formats with more memory that fit too; else the ones with the most memory that fit."""
+    """Fits here: the formats with more memory that fit too; else the ones with the most memory that fit. Only
+    formats an engine on this device reads (MLX's only on Apple silicon)."""
     quant = opts.quantisation
     rows = []
     for name in d.WEIGHT_FORMATS:
+        if d.WEIGHT_FORMATS[name].kind == "mlx" and not engines.runs_on("mlx", device):
+            continue
         need = need_bytes(model, _with(opts, weights=name), device, gpu_layers) + extra_bytes
         size = weight_bytes(model, name, quant.group_size, quant.double_quant, quant.bpw)
         rows.append((-size, name, need))
     rows.sort()
-    current = next(-size for size, name, _ in rows if name == quant.weights)
+    current = weight_bytes(model, quant.weights, quant.group_size, quant.double_quant, quant.bpw)
     out, seen = [], set()
     for size, name, need in rows:
         wanted = need <= usable and name != quant.weights and (-size > current or not fits_here)

@@ -301,6 +301,21 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Opti
     return out
 
 
+# The figures of a speed result that exist only if the model runs: where the device (or the baseline) cannot hold
+# it, the command line and the page show "does not fit" in their place (the device's own figures, its peak,
+# bandwidth, power and hourly price, stay).
+RUN_FIGURES = ("time_s", "tokens_per_s", "tokens_per_s_per_sequence", "bound", "compute_time_s", "memory_time_s",
+               "attainable_tflops", "cost.usd_per_million_tokens", "energy.joules_per_token",
+               "energy.kwh_per_million_tokens", "energy.usd_per_million_tokens", "device_hours", "energy_kwh",
+               "cost_usd")
+
+
+def holds_model(entry: dict) -> bool:
+    """Whether the device of a speed result (``result["device"]`` or ``result["baseline"]``) holds the model: its
+    fit verdict, and True for a result without one (a kernel or a plain roofline)."""
+    return (entry.get("memory") or {}).get("fits", True) is not False
+
+
 def fit_notes(device_result: dict, opts: Options) -> list[Message]:
     """The fit verdict first: fits with its margin, or the shortfall and what would fit."""
     verdict = device_result["memory"]

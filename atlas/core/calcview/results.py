@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 from atlas.core import charts, l10n
 from atlas.core.calculators import kv_quality, measured, planner, trust
 from atlas.core.calculators.defaults import MAX_DEVICES_FOR_FIT
+from atlas.core.calculators.speed import RUN_FIGURES, holds_model
 from atlas.core.calcview import numbers
 from atlas.core.calcview.markup import el, fill, text
 from atlas.core.charts import estimates
@@ -527,6 +528,10 @@ def speed_html(result: dict, lang: str) -> str:
             raw = entry
             for part in key.split("."):
                 raw = raw.get(part) if isinstance(raw, dict) else None
+            if key in RUN_FIGURES and not holds_model(entry):  # no time, speed or cost of what cannot run
+                cells += el("td", text(_t(lang, "table.does_not_fit")), data_result=f"{which}.{key}",
+                            data_does_not_fit="true")
+                continue
             # a figure the device does not state (no compute peak, bandwidth or power): "—", and the result's note says why
             cells += value("td", f"{which}.{key}", raw, fmt(raw) if raw is not None else _t(lang, "table.not_stated"))
         rows.append(el("tr", cells))
