@@ -6,15 +6,19 @@ worker restores it instead of starting CPython; a missing, damaged or foreign sn
 time of a normal start, never the calculator.
 """
 
+import functools
 import hashlib
+import http.server
 import json
 import re
+import threading
 
 import pytest
 from test_browser_calculators import assert_matches_cli, assert_stayed_on_origin, page_url, wait_status
 
 from atlas.core import l10n
 from atlas.data import webbundle
+from conftest import _QuietHandler
 
 pytestmark = pytest.mark.browser
 
@@ -55,14 +59,35 @@ def test_a_missing_snapshot_falls_back_to_the_normal_start(page, site_server):
     _fallback_is_ready(page, site_server)
 
 
-def test_a_damaged_snapshot_falls_back_to_the_normal_start(page, site_server, built_site):
+@pytest.fixture
+def altered_files(tmp_path):
+    """A folder served on a port of its own, for a changed copy of the snapshot: the page's request for the
+    snapshot is sent there (``route.continue_``, unseen by the page) instead of pushing 31 MB through the test's
+    connection to the browser (``route.fulfill``), which took most of a minute per test."""
+    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def serve_instead(page, pattern: str, altered_files, name: str, body: bytes):
+    """Requests matching ``pattern`` get ``body`` (as the file ``name`` of ``altered_files``)."""
+    folder, base = altered_files
+    (folder / name).write_bytes(body)
+    page.route(pattern, lambda route: route.continue_(url=f"{base}/{name}"))
+
+
+def test_a_damaged_snapshot_falls_back_to_the_normal_start(page, site_server, built_site, altered_files):
     damaged = bytearray(snapshot_file(built_site).read_bytes())
     damaged[len(damaged) // 2: len(damaged) // 2 + 4096] = bytes(4096)  # a stretch of Python's heap zeroed
-    page.route("**/atlas-snapshot-*", lambda route: route.fulfill(status=200, body=bytes(damaged)))
+    serve_instead(page, "**/atlas-snapshot-*", altered_files, "damaged.bin", bytes(damaged))
     _fallback_is_ready(page, site_server, "de")
+    assert any("/atlas-snapshot-" in u for u in page.requests_seen)
 
 
-def test_a_snapshot_of_another_pyodide_build_falls_back_to_the_normal_start(page, site_server, built_site):
+def test_a_snapshot_of_another_pyodide_build_falls_back_to_the_normal_start(page, site_server, built_site,
+                                                                            altered_files):
     """A snapshot that matches its name but not the runtime (another Pyodide build id in its header)."""
     foreign = bytearray(snapshot_file(built_site).read_bytes())
     foreign[16:48] = bytes(32)  # the build id Pyodide checks on restore
@@ -76,7 +101,7 @@ def test_a_snapshot_of_another_pyodide_build_falls_back_to_the_normal_start(page
         route.fulfill(status=200, body=html, headers={"content-type": "text/html; charset=utf-8"})
 
     page.route(re.compile(r".*/calculators/vram/(\?.*)?$"), rewrite)
-    page.route(f"**/{name}", lambda route: route.fulfill(status=200, body=foreign))
+    serve_instead(page, f"**/{name}", altered_files, name, foreign)
     _fallback_is_ready(page, site_server)
     assert any(u.endswith(name) for u in page.requests_seen)
 
