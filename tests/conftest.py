@@ -66,6 +66,7 @@ def run_demo_here(monkeypatch, capsys):
     from atlas.data import dataset as dataset_module
 
     load = dataset_module.load_dataset
+    shared_dataset()  # loaded (by the real load_dataset) before the patch: loaded under it, it would call itself
 
     def load_shared(data_dir=dataset_module.DATA_DIR, *args, **kwargs):
         if args or kwargs or Path(data_dir).resolve() != Path(dataset_module.DATA_DIR).resolve():
