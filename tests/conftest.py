@@ -303,8 +303,9 @@ def pytest_collection_modifyitems(config, items):
 # each other and use no module fixture: each worker that runs some of them pays their per-process setup once.
 # test_injection.py is a third of the fast lane's CPU time; as one unit it kept one worker busy while the others
 # had finished. The others are few tests of seconds each, which xdist (ordering files by their number of tests)
-# would hand out last, as whole files. test_kernels_backends.py (each test a process of its own: a backend's demo
-# or an nvcc compile) and test_committed_fit.py (one refit per source left out) are each minutes of CPU.
+# would hand out last, as whole files. test_kernels_backends.py (backends' demos in process or in one Triton
+# interpreter process per worker, nvcc compiles) and test_committed_fit.py (one refit per source left out) are
+# each about a minute of CPU.
 SPLIT_FILES = {
     "tests/test_kernels_backends.py",
     "tests/test_injection.py",
