@@ -529,8 +529,7 @@ def speed_html(result: dict, lang: str) -> str:
             for part in key.split("."):
                 raw = raw.get(part) if isinstance(raw, dict) else None
             if key in RUN_FIGURES and not holds_model(entry):  # no time, speed or cost of what cannot run
-                cells += el("td", text(_t(lang, "table.does_not_fit")), data_result=f"{which}.{key}",
-                            data_does_not_fit="true")
+                cells += el("td", text(_t(lang, "table.does_not_fit")), data_does_not_fit=f"{which}.{key}")
                 continue
             # a figure the device does not state (no compute peak, bandwidth or power): "—", and the result's note says why
             cells += value("td", f"{which}.{key}", raw, fmt(raw) if raw is not None else _t(lang, "table.not_stated"))
