@@ -255,8 +255,26 @@ def browser():
 
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
+        yield BrowserWithoutServiceWorkers(chromium)
         chromium.close()
+
+
+class BrowserWithoutServiceWorkers:
+    """The Playwright browser, whose new contexts have service workers blocked unless a test asks for them
+    (``new_context(service_workers="allow")``: the offline and snapshot-keeping tests, and the crawl, which
+    visits the site as a reader's browser does). On a calculator page the service worker's first install keeps
+    the whole runtime (a second of CPU per visit here), which every other test paid for nothing; the page's own
+    code treats a refused service worker as a browser without one."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        options.setdefault("service_workers", "block")
+        return self._browser.new_context(**options)
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
 
 
 @pytest.fixture

@@ -179,7 +179,7 @@ def crawl_site(browser, base: str, site_dir: Path, with_axe: bool = True, langua
     by side); a link to a page of the other language is checked by a plain request: that it exists and, for a
     ``#fragment``, that the page has an element with that id."""
     crawl = Crawl(base=base)
-    context = browser.new_context()
+    context = browser.new_context(service_workers="allow")  # as a reader's browser visits the site
     context.add_init_script(CSP_LISTENER)
     queue = sitemap_paths(site_dir) + ["/404.html", "/de/404.html"]
     if language:

@@ -147,7 +147,7 @@ def slow_visit(context, site_server, lang: str, seen: list):
 
 
 def test_on_a_slow_link_the_first_visit_starts_without_the_snapshot_and_keeps_it_for_the_next(browser, site_server):
-    context = browser.new_context()
+    context = browser.new_context(service_workers="allow")
     seen = []
     try:
         page, info = slow_visit(context, site_server, "en", seen)

@@ -162,7 +162,7 @@ def test_after_one_visit_the_calculator_answers_offline(browser, own_server, bui
     assert (built_site / "sw.js").is_file()
     base = f"http://127.0.0.1:{own_server.server_address[1]}"
     url = f"{base}{'/de' if lang == 'de' else ''}/calculators/vram/"
-    context = browser.new_context()
+    context = browser.new_context(service_workers="allow")
     page = context.new_page()
     seen = []
     page.on("request", lambda r: seen.append(r.url))
