@@ -33,11 +33,13 @@ help:
 	@echo "make new-device ID=rtx-5080 VENDOR_FOLDER=nvidia VENDOR=NVIDIA NAME='NVIDIA GeForce RTX 5080' KIND=gpu [LIKE=rtx-5090]"
 	@echo "make test-kernels  install the kernel-demo backends (requirements-kernels.txt) and run their tests"
 
+# pip --no-compile: Python compiles what is imported when it is first imported, instead of pip compiling every file
+# of every package at install time (24 -> 14 s for requirements.txt, 23 -> 10 s for the kernel backends).
 $(VENV)/.installed: requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required, found " + sys.version' 
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile --no-deps --no-build-isolation --editable .
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -48,7 +50,7 @@ setup: $(VENV)/.installed node_modules/.installed
 
 # Kernel-demo backends (PyTorch CPU build from this machine's disk, JAX, Triton), same venv.
 $(VENV)/.kernels-installed: requirements-kernels.txt $(VENV)/.installed
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-kernels.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements-kernels.txt
 	touch $@
 
 kernels-setup: $(VENV)/.kernels-installed

@@ -10,10 +10,17 @@ from atlas.core import l10n
 from atlas.core.charts.accuracy import accuracy_figure
 from atlas.data import accuracy
 
+_REPORTS: dict[tuple[int, int], dict] = {}  # the parsed report by the file's size and time (a build reads it once)
+
 
 def register(env, ctx):
     def report():
-        return accuracy.load_report()
+        stat = accuracy.REPORT.stat()
+        key = (stat.st_size, stat.st_mtime_ns)
+        if key not in _REPORTS:  # no macro changes the report it is given
+            _REPORTS.clear()
+            _REPORTS[key] = accuracy.load_report()
+        return _REPORTS[key]
 
     @env.macro
     def accuracy_summary():
