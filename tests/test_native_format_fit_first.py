@@ -147,8 +147,10 @@ def test_no_time_speed_or_cost_of_a_setup_that_cannot_run(capsys, monkeypatch, l
         assert f'data-result="{which}.peak_tflops" data-value=' in html
     shown = re.findall(r'data-does-not-fit="device\.([\w.]+)"', html)
     assert shown and set(shown) <= set(RUN_FIGURES)
+    assert "atlas-calc-accuracy" not in html  # no error band for a speed that is not shown
     fits = view("speed", {**LLAMA_ON_4090, "model": "llama-3.1-8b", "baseline": "h200-sxm"}, lang)["html"]
     assert "data-does-not-fit" not in fits and 'data-result="device.tokens_per_s" data-value="' in fits
+    assert '<p class="atlas-calc-accuracy">' in fits
 
     import atlas.cli as cli_module
 

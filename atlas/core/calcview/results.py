@@ -551,7 +551,7 @@ def speed_html(result: dict, lang: str) -> str:
                                                                      class_="atlas-calc-chart")
     accuracy = ""
     figures = result["device"].get("accuracy")
-    if figures:
+    if figures and holds_model(result["device"]):  # no error band for a speed that is not shown
         accuracy = el("p", text(trust.statement(figures, lang)) + " "
                       + el("a", text(_t(lang, "accuracy.link")), href="../accuracy/"), class_="atlas-calc-accuracy")
     return (headline + accuracy + el("h3", text(_t(lang, "calc.heading.times"))) + table + price_sources_html(entries, lang)
