@@ -3,6 +3,7 @@ built site per test session (both languages), served on a free local port."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import importlib
@@ -235,16 +236,25 @@ def _site_headers(directory: str, url_path: str):
     return headers_for(url_path, _headers_rules(directory))
 
 
+@contextlib.contextmanager
+def serving(directory, handler_class=None):
+    """``directory`` served on 127.0.0.1 at a free port by ``handler_class`` (default: ``_QuietHandler``, with the
+    headers of the folder's _headers file); yields the base URL and stops the server afterwards."""
+    handler = functools.partial(handler_class or _QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
 @pytest.fixture(scope="session")
 def site_server(built_site):
     """Serve the built site on 127.0.0.1 at a free port, with the headers of its _headers file (the
     Content-Security-Policy: in-page eval is refused, so wait_for_function takes "() => ..."); yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serving(built_site) as base:
+        yield base
 
 
 @pytest.fixture(scope="session")

@@ -6,19 +6,16 @@ worker restores it instead of starting CPython; a missing, damaged or foreign sn
 time of a normal start, never the calculator.
 """
 
-import functools
 import hashlib
-import http.server
 import json
 import re
-import threading
 
 import pytest
 from test_browser_calculators import assert_matches_cli, assert_stayed_on_origin, page_url, wait_status
 
 from atlas.core import l10n
 from atlas.data import webbundle
-from conftest import _QuietHandler
+from conftest import serving
 
 pytestmark = pytest.mark.browser
 
@@ -64,11 +61,8 @@ def altered_files(tmp_path):
     """A folder served on a port of its own, for a changed copy of the snapshot: the page's request for the
     snapshot is sent there (``route.continue_``, unseen by the page) instead of pushing 31 MB through the test's
     connection to the browser (``route.fulfill``), which took most of a minute per test."""
-    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serving(tmp_path) as base:
+        yield tmp_path, base
 
 
 def serve_instead(page, pattern: str, altered_files, name: str, body: bytes):

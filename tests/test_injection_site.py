@@ -8,11 +8,8 @@ mode is the same finding as zero violations under enforcement: until the first v
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import subprocess
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from html import unescape
@@ -20,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, SHARED_BUILDS, _QuietHandler, shared_build, with_empty_search_index
+from conftest import REPO_ROOT, SHARED_BUILDS, _QuietHandler, serving, shared_build, with_empty_search_index
 from crawl import CSP_LISTENER, language_of, loaded_pages, sitemap_paths
 from hostile import elements, markup_problems, shape
 
@@ -72,11 +69,8 @@ class ReportOnlyHandler(_QuietHandler):
 
 @pytest.fixture(scope="module")
 def hostile_server(hostile_site):
-    handler = functools.partial(ReportOnlyHandler, directory=str(hostile_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serving(hostile_site, ReportOnlyHandler) as base:
+        yield base
 
 
 @dataclass
@@ -181,19 +175,16 @@ def test_the_report_only_server_lets_a_stray_script_run_and_reports_it(browser, 
     stray = "<script>window.__pwned = 'stray'</script>"
     (tmp_path / "index.html").write_text(page_html.replace("</body>", stray + "</body>"), encoding="utf-8")
     (tmp_path / "_headers").write_text((hostile_site / "_headers").read_text(encoding="utf-8"), encoding="utf-8")
-    handler = functools.partial(ReportOnlyHandler, directory=str(tmp_path))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     context = browser.new_context()
     context.add_init_script(CSP_LISTENER)
-    try:
-        page = context.new_page()
-        response = page.goto(f"http://127.0.0.1:{server.server_address[1]}/", wait_until="load")
-        assert "content-security-policy" not in response.headers
-        assert "content-security-policy-report-only" in response.headers
-        assert page.evaluate("() => window.__pwned") == "stray"
-        page.wait_for_function("() => window.__cspViolations.length > 0")
-        assert any("script-src" in v for v in page.evaluate("() => window.__cspViolations"))
-    finally:
-        context.close()
-        server.shutdown()
+    with serving(tmp_path, ReportOnlyHandler) as base:
+        try:
+            page = context.new_page()
+            response = page.goto(f"{base}/", wait_until="load")
+            assert "content-security-policy" not in response.headers
+            assert "content-security-policy-report-only" in response.headers
+            assert page.evaluate("() => window.__pwned") == "stray"
+            page.wait_for_function("() => window.__cspViolations.length > 0")
+            assert any("script-src" in v for v in page.evaluate("() => window.__cspViolations"))
+        finally:
+            context.close()

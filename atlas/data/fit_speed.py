@@ -302,16 +302,11 @@ class Problem:
         self.indicator = [sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, m))
                           for rows, cols in entries]
         self.is_efficiency = np.array([sm.FEATURES[f][0] == "efficiency" for f in self.features])
-        self.prior_rows = []
-        for j, (feature, level, _) in enumerate(layout.slots):
-            centre = prior_raw(feature) if level == "global" else 0.0
-            spread = PRIORS[feature][1] if level == "global" else LEVEL_SPREAD.get((feature, level), SHRINK)
-            self.prior_rows.append((j, centre, spread))
-        self.prior_centre = np.array([centre for _, centre, _ in self.prior_rows])
-        self.prior_spread = np.array([spread for _, _, spread in self.prior_rows])
-        self.prior_jacobian = sparse.csr_matrix(
-            (1.0 / self.prior_spread, (np.arange(len(self.prior_rows)), [j for j, _, _ in self.prior_rows])),
-            shape=(len(self.prior_rows), m))
+        # one prior residual per slot: (value - centre) / spread
+        self.prior_centre = layout.initial()  # the fit starts at the priors' centres
+        self.prior_spread = np.array([PRIORS[f][1] if level == "global" else LEVEL_SPREAD.get((f, level), SHRINK)
+                                      for f, level, _ in layout.slots])
+        self.prior_jacobian = sparse.diags(1.0 / self.prior_spread, format="csr")
 
     def _theta(self, vector):
         raw = np.vstack([matrix @ vector for matrix in self.indicator])  # features x cases
@@ -322,7 +317,7 @@ class Problem:
     def residuals(self, vector) -> np.ndarray:
         theta, _ = self._theta(vector)
         predicted = (theta * self.x).sum(axis=0)
-        prior = (vector[[j for j, _, _ in self.prior_rows]] - self.prior_centre) / self.prior_spread
+        prior = (vector - self.prior_centre) / self.prior_spread
         return np.concatenate([np.log(predicted) - self.log_measured, prior])
 
     def jacobian(self, vector) -> sparse.csr_matrix:
