@@ -7,7 +7,6 @@ import contextlib
 import functools
 import http.server
 import importlib
-import json
 import os
 import shutil
 import subprocess
@@ -23,6 +22,7 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import pytest  # noqa: E402
 
 from atlas.data import REPO_ROOT  # noqa: E402
+from tests.crawl import with_empty_search_index  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -266,23 +266,13 @@ def browser():
 
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield BrowserWithoutServiceWorkers(chromium)
+        yield BrowserForTests(chromium)
         chromium.close()
 
 
-def with_empty_search_index(context, site_dir: Path) -> None:
-    """Pages opened in ``context`` get Material's search index with its configuration and no documents. Every
-    page fetches the index and builds it in a worker (0.3 s of CPU a page for the real site, 0.9 s for the
-    hostile one) although nothing is shown from it until a reader types a query; a test that types none and
-    visits many pages uses this. The crawl loads the real index on every page."""
-    index = json.loads((Path(site_dir) / "search" / "search_index.json").read_text(encoding="utf-8"))
-    body = json.dumps({**index, "docs": []})
-    context.route("**/search/search_index.json",
-                  lambda route: route.fulfill(status=200, body=body, content_type="application/json"))
-
-
-class BrowserWithoutServiceWorkers:
-    """The Playwright browser, whose new contexts have service workers blocked unless a test asks for them
+class BrowserForTests:
+    """The Playwright browser, whose new contexts get an empty search index (``with_empty_search_index``) and
+    have service workers blocked unless a test asks for them
     (``new_context(service_workers="allow")``: the offline and snapshot-keeping tests, and the crawl, which
     visits the site as a reader's browser does). On a calculator page the service worker's first install keeps
     the whole runtime (a second of CPU per visit here), which every other test paid for nothing; the page's own
@@ -291,9 +281,12 @@ class BrowserWithoutServiceWorkers:
     def __init__(self, browser):
         self._browser = browser
 
-    def new_context(self, **options):
+    def new_context(self, *, real_search_index: bool = False, **options):
         options.setdefault("service_workers", "block")
-        return self._browser.new_context(**options)
+        context = self._browser.new_context(**options)
+        if not real_search_index:
+            with_empty_search_index(context)
+        return context
 
     def __getattr__(self, name):
         return getattr(self._browser, name)

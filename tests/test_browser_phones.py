@@ -7,7 +7,6 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from conftest import with_empty_search_index
 from tests.crawl import is_page, sitemap_paths
 
 pytestmark = pytest.mark.browser
@@ -57,7 +56,6 @@ def phone_pages(built_site):
 
 def test_no_page_slides_sideways_and_chart_text_is_legible_at_390_px(browser, site_server, built_site, phone_pages):
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-    with_empty_search_index(context, built_site)  # the search box stays closed: its index changes no layout
     page = context.new_page()
     too_wide, small, overlaps = [], [], []
     charts_seen = 0

@@ -221,3 +221,38 @@ def test_the_owner_of_a_64_gb_m3_max_picks_it_and_gpt_oss_120b_needs_the_128_gb_
     assert "MXFP4" in pg.inner_text("[data-calc-results]")
     pg.wait_for_function("() => location.search.includes('device=apple-m3-max')")
     assert pg.console_errors == []
+
+
+@pytest.mark.parametrize("lang, size, query, first_result, label", [
+    ("en", "desktop", "bandwidth", "/kernels/bandwidth/", "matching documents"),
+    ("de", "phone", "Speicherbandbreite", "/de/kernels/bandwidth/", "Suchergebnisse"),
+])
+def test_site_search_finds_the_page_in_the_readers_language(browser, site_server, lang, size, query, first_result,
+                                                            label):
+    """Material's search with the site's real index (every other browser test gets it without documents): a
+    reader types a word, sees localized results of their language's pages and opens the first one."""
+    context = browser.new_context(viewport=VIEWPORTS[size], is_mobile=size == "phone", has_touch=size == "phone",
+                                  real_search_index=True)
+    pg = context.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(site_server + ("/de/" if lang == "de" else "/"))
+        if size == "phone":
+            pg.click('.md-header label[for="__search"]')  # the magnifier in the header
+        else:
+            pg.click("input.md-search__input")
+        pg.fill("input.md-search__input", query)
+        pg.wait_for_selector(".md-search-result__item", timeout=READY_MS)
+        count = pg.inner_text(".md-search-result__meta")
+        assert label in count and int(count.split()[0]) >= 5, count
+        results = pg.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.pathname)")
+        assert results[0] == first_result, results
+        assert all(path.startswith("/de/") == (lang == "de") for path in results), results
+        pg.click(".md-search-result__item > a")
+        pg.wait_for_url(f"**{first_result}?h=*")
+        assert pg.inner_text("h1")
+        assert pg.locator("mark[data-md-highlight]").count() >= 1  # search.highlight marks the word on the page
+        assert errors == []
+    finally:
+        context.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, SHARED_BUILDS, _QuietHandler, serving, shared_build, with_empty_search_index
+from conftest import REPO_ROOT, SHARED_BUILDS, _QuietHandler, serving, shared_build
 from crawl import CSP_LISTENER, language_of, loaded_pages, sitemap_paths
 from hostile import elements, markup_problems, shape
 
@@ -90,7 +90,6 @@ def hostile_pass(request, browser, hostile_server, hostile_site) -> HostilePass:
     seen = HostilePass()
     context = browser.new_context()
     context.add_init_script(CSP_LISTENER)
-    with_empty_search_index(context, hostile_site)  # no query is typed here: nothing of it would be shown
 
     def listen(page, path):
         page.on("dialog", lambda d: (seen.dialogs.append(f"{path}: {d.message}"), d.dismiss()))
