@@ -43,7 +43,8 @@ def page_url(base: str, lang: str, command: str, query: str = "") -> str:
 
 def wait_status(page, *states, timeout=READY_MS):
     page.wait_for_function(
-        "states => states.includes(document.querySelector('[data-calc-status]').dataset.calcStatus)",
+        # Null-safe: after a click on a link the next page may not have its calculator yet.
+        "states => states.includes(document.querySelector('[data-calc-status]')?.dataset.calcStatus)",
         arg=list(states), timeout=timeout,
     )
     return page.eval_on_selector("[data-calc-status]", "e => e.dataset.calcStatus")

@@ -223,12 +223,12 @@ def test_the_owner_of_a_64_gb_m3_max_picks_it_and_gpt_oss_120b_needs_the_128_gb_
     assert pg.console_errors == []
 
 
-@pytest.mark.parametrize("lang, size, query, first_result, label", [
-    ("en", "desktop", "bandwidth", "/kernels/bandwidth/", "matching documents"),
-    ("de", "phone", "Speicherbandbreite", "/de/kernels/bandwidth/", "Suchergebnisse"),
+@pytest.mark.parametrize("lang, size, ready, query, first_result, label", [
+    ("en", "desktop", "Type to start searching", "bandwidth", "/kernels/bandwidth/", "matching documents"),
+    ("de", "phone", "Suchbegriff eingeben", "Speicherbandbreite", "/de/kernels/bandwidth/", "Suchergebnisse"),
 ])
-def test_site_search_finds_the_page_in_the_readers_language(browser, site_server, lang, size, query, first_result,
-                                                            label):
+def test_site_search_finds_the_page_in_the_readers_language(browser, site_server, lang, size, ready, query,
+                                                            first_result, label):
     """Material's search with the site's real index (every other browser test gets it without documents): a
     reader types a word, sees localized results of their language's pages and opens the first one."""
     context = browser.new_context(viewport=VIEWPORTS[size], is_mobile=size == "phone", has_touch=size == "phone",
@@ -242,7 +242,10 @@ def test_site_search_finds_the_page_in_the_readers_language(browser, site_server
             pg.click('.md-header label[for="__search"]')  # the magnifier in the header
         else:
             pg.click("input.md-search__input")
-        pg.fill("input.md-search__input", query)
+        # Material says so once its worker has built the index; a query typed before would wait for the next key.
+        pg.wait_for_function("ready => document.querySelector('.md-search-result__meta').textContent.trim() === ready",
+                             arg=ready, timeout=READY_MS)
+        pg.keyboard.type(query)
         pg.wait_for_selector(".md-search-result__item", timeout=READY_MS)
         count = pg.inner_text(".md-search-result__meta")
         assert label in count and int(count.split()[0]) >= 5, count
