@@ -246,7 +246,8 @@ def test_site_search_finds_the_page_in_the_readers_language(browser, site_server
         pg.wait_for_function("ready => document.querySelector('.md-search-result__meta').textContent.trim() === ready",
                              arg=ready, timeout=READY_MS)
         pg.keyboard.type(query)
-        pg.wait_for_selector(".md-search-result__item", timeout=READY_MS)
+        # Material searches as the reader types: wait for the results of the whole word (its links carry it as ?h=).
+        pg.wait_for_selector(f'.md-search-result__item > a[href*="h={query.lower()}"]', timeout=READY_MS)
         count = pg.inner_text(".md-search-result__meta")
         assert label in count and int(count.split()[0]) >= 5, count
         results = pg.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.pathname)")
