@@ -11,8 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export NO_MKDOCS_2_WARNING := 1
 # Python keeps the bytecode of what it imports (in __pycache__/, ignored by git; the in-page bundle leaves it out),
 # also where the environment says otherwise (an empty value turns PYTHONDONTWRITEBYTECODE off): every test worker,
-# site build, command-line and kernel-demo process of `make test` imports the same modules, and compiling them anew
-# each time cost 1.7 s of CPU per `import torch` and 0.9 s per site build's imports on the 2-CPU machine.
+# site build, command-line and kernel-demo process of `make test` imports the same modules (README: what it saves).
 export PYTHONDONTWRITEBYTECODE :=
 # Tests run on every CPU (pytest-xdist); one test file stays on one worker, so its module fixtures run once
 # (except the files tests/conftest.py lists in SPLIT_FILES, whose independent tests are spread one by one).
@@ -82,8 +81,8 @@ fit: $(VENV)/.installed
 new-device: $(VENV)/.installed
 	$(PY) -m atlas.data new-device "$(ID)" --vendor-folder "$(VENDOR_FOLDER)" --vendor "$(VENDOR)" --name "$(NAME)" --kind "$(KIND)" $(if $(LIKE),--like "$(LIKE)")
 
-# The set-up steps run side by side (pip, npm and apt each wait on disk and network much of the time): on a fresh
-# 2-CPU machine this saves about ten seconds of the set-up's half minute.
+# The set-up steps run side by side (pip, npm and apt each wait on disk and network much of the time); make keeps
+# their order where one needs another (the kernel backends go into the virtual environment).
 test:
 	$(MAKE) --no-print-directory -j3 setup chromium kernels-setup
 	$(TEST_THREADS) $(PY) -m pytest $(PYTEST_PARALLEL)
