@@ -46,6 +46,18 @@ CHART_TEXT = """() => {
 
 WIDTHS = "() => [document.documentElement.scrollWidth, window.innerWidth]"
 
+# Opens every block with the numbers behind a chart and measures each of its tables: where it sits, how wide its
+# content is against its box, and whether it scrolls sideways in that box.
+CHART_TABLES = """() => {
+  for (const d of document.querySelectorAll('details.atlas-chart-data')) d.open = true;
+  const tables = [...document.querySelectorAll('details.atlas-chart-data table')].map((t) => {
+    const r = t.getBoundingClientRect();
+    return {right: r.right, left: r.left, scroll: t.scrollWidth, client: t.clientWidth,
+            overflow: getComputedStyle(t).overflowX};
+  });
+  return {tables, width: document.documentElement.clientWidth};
+}"""
+
 
 @pytest.fixture(scope="module")
 def phone_pages(built_site):
@@ -54,32 +66,64 @@ def phone_pages(built_site):
     return paths
 
 
-def test_no_page_slides_sideways_and_chart_text_is_legible_at_390_px(browser, site_server, built_site, phone_pages):
+@pytest.fixture(scope="module")
+def phone_visits(browser, site_server, phone_pages):
+    """Every page of the site loaded once at 390 px: {path: what the tests below measured there}.
+
+    First the layout a reader sees on arrival, measured at the load event, before any calculator's runtime has
+    answered: the runtime starts on the first focus here (as `make bench` does for its comparison), so the
+    measurement never depends on how far Python got, and the eight pages with a calculator (two calculators
+    and two kernel demos a language) do not each start Pyodide for nothing. What a result looks like at 390 px:
+    test_browser_calculators' phone tests. Then, on the same page, every table of a chart's numbers opened (which
+    changes the layout, so it comes last)."""
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-    # The layout a reader sees on arrival, measured at the load event, before any calculator's runtime has
-    # answered: the runtime starts on the first focus here (as `make bench` does for its comparison), so the
-    # measurement never depends on how far Python got, and the eight pages with a calculator (two calculators
-    # and two kernel demos a language) do not each start Pyodide for nothing. What a result looks like at 390 px:
-    # test_browser_calculators' phone tests.
     context.add_init_script("globalThis.atlasCalculatorStart = 'focus';")
     page = context.new_page()
+    visits = {}
+    try:
+        for path in phone_pages:
+            page.goto(site_server + path, wait_until="load")
+            visits[path] = {"widths": page.evaluate(WIDTHS), "charts": page.evaluate(CHART_TEXT),
+                            "chart_tables": page.evaluate(CHART_TABLES)}
+    finally:
+        context.close()
+    return visits
+
+
+def test_no_page_slides_sideways_and_chart_text_is_legible_at_390_px(phone_visits):
     too_wide, small, overlaps = [], [], []
     charts_seen = 0
-    for path in phone_pages:
-        page.goto(site_server + path, wait_until="load")
-        scroll_width, inner_width = page.evaluate(WIDTHS)
+    for path, visit in phone_visits.items():
+        scroll_width, inner_width = visit["widths"]
         assert inner_width == 390
         if scroll_width > inner_width:
             too_wide.append(f"{path}: {scroll_width} px")
-        facts = page.evaluate(CHART_TEXT)
-        charts_seen += facts["charts"]
-        small += [f"{path} {s}" for s in facts["small"]]
-        overlaps += [f"{path} {s}" for s in facts["overlaps"]]
-    context.close()
+        charts_seen += visit["charts"]["charts"]
+        small += [f"{path} {s}" for s in visit["charts"]["small"]]
+        overlaps += [f"{path} {s}" for s in visit["charts"]["overlaps"]]
     assert too_wide == []
     assert charts_seen >= 20  # the charts of both languages were measured, not skipped
     assert small == []
     assert overlaps == []
+
+
+def test_chart_data_tables_scroll_in_their_own_box_at_390_px(phone_visits, built_site):
+    """Every page with the numbers behind a chart (compare, use cases, the accuracy page …): at 390 px each table
+    stays inside the screen and scrolls sideways in its own box (the page itself does not scroll sideways)."""
+    pages = sorted("/" + str(f.parent.relative_to(built_site)) + "/" for f in built_site.rglob("index.html")
+                   if "atlas-chart-data" in f.read_text(encoding="utf-8"))
+    assert "/compare/" in pages and "/de/compare/" in pages and len(pages) >= 10
+    assert set(pages) <= set(phone_visits), sorted(set(pages) - set(phone_visits))  # the sitemap has every one
+    wide = []
+    for path in pages:
+        tables, width = phone_visits[path]["chart_tables"]["tables"], phone_visits[path]["chart_tables"]["width"]
+        assert tables, f"no chart data on {path}"
+        for table in tables:
+            assert table["left"] >= -1 and table["right"] <= width + 1, (path, table)  # nothing cut off
+            assert table["overflow"] == "auto", path
+            if table["scroll"] > table["client"] + 1:
+                wide.append(path)
+    assert "/compare/" in wide  # its wide tables really are scroll boxes, not squeezed
 
 
 @pytest.mark.parametrize("path", ["/compare/", "/de/compare/", "/guide/use-cases/", "/de/kernels/roofline/"])
