@@ -6,11 +6,15 @@ measured tokens per second throughout (``atlas.data.accuracy.predicted_over_meas
 
 from __future__ import annotations
 
+import posixpath
+
 from atlas.core import l10n
 from atlas.core.charts.accuracy import accuracy_figure
 from atlas.data import accuracy
+from atlas.data.downloads import ACCURACY_CSV, FOLDER, accuracy_csv
 
 _REPORTS: dict[tuple[int, int], dict] = {}  # the parsed report by the file's size and time (a build reads it once)
+_CSV_KB: dict[int, float] = {}  # the size of the report's cases file in kB (id of the report kept in _REPORTS)
 
 
 def register(env, ctx):
@@ -19,6 +23,7 @@ def register(env, ctx):
         key = (stat.st_size, stat.st_mtime_ns)
         if key not in _REPORTS:  # no macro changes the report it is given
             _REPORTS.clear()
+            _CSV_KB.clear()
             _REPORTS[key] = accuracy.load_report()
         return _REPORTS[key]
 
@@ -29,8 +34,14 @@ def register(env, ctx):
 
     @env.macro
     def accuracy_chart(colour_by="engine", caption=None):
-        """Predicted against measured tokens/s, log–log, coloured by engine (or device_class, backend)."""
-        return accuracy_figure(accuracy.chart_points(report(), colour_by, ctx.lang()), ctx.lang(), caption)
+        """Predicted against measured tokens/s, log–log, coloured by engine (or device_class, backend); below it
+        the points per group and a link to every case as CSV (the site's downloads/, relative to this page)."""
+        cases = report()
+        if id(cases) not in _CSV_KB:  # the report stays in _REPORTS (both cleared together), so its id names it
+            _CSV_KB[id(cases)] = len(accuracy_csv(cases).encode("utf-8")) / 1000
+        href = posixpath.relpath(f"{FOLDER}/{ACCURACY_CSV}", env.page.url or ".")
+        return accuracy_figure(accuracy.chart_points(cases, colour_by, ctx.lang()), ctx.lang(), caption,
+                               cases_file=(href, _CSV_KB[id(cases)]))
 
     @env.macro
     def accuracy_breakdown(by="engine", group=None):

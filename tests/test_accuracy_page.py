@@ -147,3 +147,49 @@ def test_the_chart_legend_names_engines_as_the_calculator_does(report):
     groups = {p["group"] for p in accuracy.chart_points(report, "engine", "de")}
     assert groups == {"llama.cpp", "TensorRT-LLM", "MLX", "andere Engines", "vLLM", "exllamav2", "SGLang"}
     assert {p["group"] for p in accuracy.chart_points(report, "engine")} >= {"vllm", "other"}  # without a language
+
+
+def test_every_case_is_in_the_csv_file_with_its_prediction(report):
+    """The numbers behind the chart, one row per point: what was measured, measured and predicted tokens/s and
+    their ratio, in the report's order (``case`` is the number in the chart's ``data-case``)."""
+    import csv
+    import io
+
+    from atlas.data.downloads import ACCURACY_CSV, FOLDER, accuracy_csv, download_files
+
+    rows = list(csv.DictReader(io.StringIO(accuracy_csv(report))))
+    assert len(rows) == len(report["cases"]) > 3000
+    first = rows[0]
+    assert (first["case"], first["source"], first["device"], first["model"], first["weights"], first["engine"]) == \
+        ("0", "alexhiesch-apple-silicon-llm-bench-m3-max", "apple-m3-max", "qwen3-32b", "mlx_4bit", "mlx")
+    assert (first["measured_tokens_per_s"], first["predicted_tokens_per_s"], first["predicted_over_measured"]) == \
+        ("18.2", "16.434", "0.903")  # 16.434 / 18.2 = 0.90297 (4 decimals: 0.9030)
+    assert first["batch"] == "1" and first["context_depth"] == ""  # a whole number as such, a missing one empty
+    for row, case in zip(rows, report["cases"], strict=True):
+        assert float(row["measured_tokens_per_s"]) == case["measured_tokens_per_s"]
+        assert float(row["predicted_over_measured"]) == pytest.approx(accuracy.predicted_over_measured(case), abs=5e-5)
+    assert download_files(shared_dataset(), report)[f"{FOLDER}/{ACCURACY_CSV}"] == accuracy_csv(report)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_chart_block_counts_each_group_and_links_the_file(built_site, report, lang):
+    """Below the chart: per group of the legend its points and ranges, and the link to every case, which
+    resolves to the built file; the page no longer holds a row per case."""
+    from atlas.data.downloads import ACCURACY_CSV, FOLDER
+
+    page = built_site / ("de/" if lang == "de" else "") / "calculators" / "accuracy" / "index.html"
+    text = page.read_text(encoding="utf-8")
+    block = re.search(r'<details class="atlas-chart-data"[^>]*>.*?</details>', text, re.DOTALL).group(0)
+    href = re.search(r'<a href="([^"]+)" download>', block).group(1)
+    assert (page.parent / href).resolve() == (built_site / FOLDER / ACCURACY_CSV).resolve()
+    assert (built_site / FOLDER / ACCURACY_CSV).is_file()
+    count = f"{len(report['cases']):,}".replace(",", "." if lang == "de" else ",")
+    assert f"{count} {'Zeilen' if lang == 'de' else 'rows'}" in block
+    rows = re.findall(r'<tr><th scope="row">([^<]+)</th><td>([^<]+)</td>', block)
+    engines_shown = {engine for engine, _ in rows}
+    assert {"llama.cpp", "vLLM", "MLX"} <= engines_shown
+    per_group = sum(int(n.replace(".", "").replace(",", "")) for _, n in rows)
+    assert per_group == len(report["cases"])
+    llama = next(int(n.replace(".", "").replace(",", "")) for e, n in rows if e == "llama.cpp")
+    assert llama == sum(c["engine"] == "llama.cpp" for c in report["cases"])
+    assert len(rows) < 20 and page.stat().st_size < 1_500_000

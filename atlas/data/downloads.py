@@ -10,7 +10,10 @@ Written into the built site under ``downloads/`` at build time (see
   compute as ``bf16_matrix_dense_tflops`` or ``int8_matrix_dense_tops``),
   ``schema_version`` as a column and the source URLs in the last column;
 - ``accelerator-atlas-models.csv``: one row per model preset, nested keys
-  joined by dots (``architecture.layers``), source URLs in the last column.
+  joined by dots (``architecture.layers``), source URLs in the last column;
+- ``accelerator-atlas-speed-accuracy.csv``: every published measurement the
+  speed model is checked against (``atlas/data/fit_report.json``), with the
+  cross-validated prediction: the numbers behind the accuracy page's chart.
 
 Cells a device does not state are empty. The output is deterministic: the
 same data gives the same bytes.
@@ -25,6 +28,7 @@ import pandas as pd
 
 from atlas.core import l10n
 from atlas.core.calculators.fields import NUMERIC_FIELDS, ComputeField, parse_field
+from atlas.data.accuracy import load_report, predicted_over_measured
 from atlas.data.dataset import Dataset
 from atlas.data.export import EXPORT_SCHEMA_VERSION, export_json
 from atlas.data.frame import device_frame
@@ -33,6 +37,11 @@ FOLDER = "downloads"  # in the site
 JSON_FILE = "accelerator-atlas.json"
 DEVICES_CSV = "accelerator-atlas-devices.csv"
 MODELS_CSV = "accelerator-atlas-models.csv"
+ACCURACY_CSV = "accelerator-atlas-speed-accuracy.csv"
+# The accuracy file's columns: what identifies a measured case, then tokens per second measured and predicted and
+# their ratio (predicted ÷ measured, the accuracy page's one convention).
+ACCURACY_CASE_COLUMNS = ("source", "group", "device", "num_devices", "split", "model", "weights", "engine", "backend",
+                         "phase", "batch", "prompt_tokens", "generated_tokens", "context_depth")
 
 SCHEMA_VERSION = EXPORT_SCHEMA_VERSION
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -103,12 +112,25 @@ def models_csv(models: dict) -> str:
     return _to_csv(frame)
 
 
-def download_files(dataset: Dataset) -> dict[str, str]:
-    """{path in the site: text} of every download."""
+def accuracy_csv(report: dict) -> str:
+    """One row per case of the speed model's accuracy report, in the report's order (the ``case`` column counts
+    from 0, as the accuracy chart's ``data-case`` does): what was measured, measured and predicted tokens per
+    second, and predicted ÷ measured."""
+    rows = [{"case": i, **{k: c.get(k) for k in ACCURACY_CASE_COLUMNS},
+             "measured_tokens_per_s": c["measured_tokens_per_s"], "predicted_tokens_per_s": c["predicted_tokens_per_s"],
+             "predicted_over_measured": round(predicted_over_measured(c), 4)}
+            for i, c in enumerate(report["cases"])]
+    return _to_csv(pd.DataFrame(rows).set_index("case"))
+
+
+def download_files(dataset: Dataset, report: dict | None = None) -> dict[str, str]:
+    """{path in the site: text} of every download; ``report``: the speed model's accuracy report (default: the
+    committed one)."""
     return {
         f"{FOLDER}/{JSON_FILE}": export_json(dataset) + "\n",
         f"{FOLDER}/{DEVICES_CSV}": devices_csv(dataset.devices),
         f"{FOLDER}/{MODELS_CSV}": models_csv(dataset.models),
+        f"{FOLDER}/{ACCURACY_CSV}": accuracy_csv(report if report is not None else load_report()),
     }
 
 

@@ -4,8 +4,11 @@ Each point is a cross-validated prediction: the fit that predicted it never
 saw its source. The diagonal is a perfect prediction; the dashed lines mark
 ×1.5 too fast and ×1.5 too slow (the band the accuracy targets use).
 Points are coloured and grouped in the legend by ``group`` (an engine or a
-device class, as the caller decides); the numbers are in the table below the
-chart, so nothing depends on hover.
+device class, as the caller decides). Below the chart, nothing depending on
+hover: per group, how many points and where they lie, and (``cases_file``) a
+link to every point's numbers as a file. The points themselves (3,700 of them)
+are no table in the page: that table made the page 1.8 MB and 34,000 elements,
+a burden for a phone, and is more use to a reader in a spreadsheet.
 
 Input: ``[{"id", "label", "group", "measured", "predicted"}]`` in tokens per second.
 """
@@ -76,13 +79,38 @@ def accuracy_svg(points, lang: str, title: str | None = None) -> str:
                         "".join(out), lang)
 
 
+def _median(values: list[float]) -> float:
+    ordered, middle = sorted(values), len(values) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def accuracy_table(points, lang: str) -> str:
+    """Per group of the legend: its points, the range of measured and of predicted tokens/s, and the median of
+    predicted ÷ measured."""
     t = lambda key, **kw: l10n.t(lang, key, **kw)  # noqa: E731
-    rows = [(None, [p["label"], p["group"], svg.fmt(p["measured"], lang), svg.fmt(p["predicted"], lang),
-                    svg.fmt(p["predicted"] / p["measured"], lang)]) for p in _check(points, lang)]
-    return svg.table([t("charts.accuracy.col.case"), t("charts.accuracy.col.group"), t("charts.accuracy.col.measured"),
-                      t("charts.accuracy.col.predicted"), t("charts.accuracy.col.ratio")], rows)
+    points = _check(points, lang)
+    rows = []
+    for group in sorted({p["group"] for p in points}):
+        members = [p for p in points if p["group"] == group]
+        measured = [p["measured"] for p in members]
+        predicted = [p["predicted"] for p in members]
+        rows.append((None, [group, l10n.format_number(len(members), lang, 0),
+                            f"{svg.fmt(min(measured), lang)}–{svg.fmt(max(measured), lang)}",
+                            f"{svg.fmt(min(predicted), lang)}–{svg.fmt(max(predicted), lang)}",
+                            svg.fmt(_median([p["predicted"] / p["measured"] for p in members]), lang)]))
+    return svg.table([t("charts.accuracy.col.group"), t("charts.accuracy.col.cases"), t("charts.accuracy.col.measured"),
+                      t("charts.accuracy.col.predicted"), t("charts.accuracy.col.median_ratio")], rows)
 
 
-def accuracy_figure(points, lang: str, caption: str | None = None) -> str:
-    return svg.figure(accuracy_svg(points, lang), [accuracy_table(points, lang)], lang, caption)
+def cases_link(href: str, count: int, size_kb: float, lang: str) -> str:
+    """'Every case with its numbers: CSV file, 3,702 rows, 555.1 kB' as a paragraph linking ``href``."""
+    text = l10n.t(lang, "charts.accuracy.cases_file", rows=l10n.format_number(count, lang, 0), size=l10n.format_number(size_kb, lang, 1) + "\u00a0kB")
+    return f'<p class="atlas-chart-file"><a href="{svg.esc(href)}" download>{svg.esc(text)}</a></p>'
+
+
+def accuracy_figure(points, lang: str, caption: str | None = None, cases_file: tuple[str, float] | None = None) -> str:
+    """The chart, its per-group table and, with ``cases_file`` = (link, size in kB), the link to every case."""
+    parts = [accuracy_table(points, lang)]
+    if cases_file:
+        parts.insert(0, cases_link(cases_file[0], len(points), cases_file[1], lang))
+    return svg.figure(accuracy_svg(points, lang), parts, lang, caption)
