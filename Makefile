@@ -21,7 +21,7 @@ PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
 # them made the speed fit's cross-validation (scipy least_squares, an SVD per step) three times slower.
 TEST_THREADS := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: help setup serve build validate test test-fast test-kernels kernels-setup chromium clean bench bench-cli new-device lint fit
+.PHONY: help setup serve build validate test test-fast test-kernels kernels-setup chromium build-cache clean bench bench-cli new-device lint fit
 
 help:
 	@echo "make serve     set up and serve the site (English at /, German at /de/)"
@@ -81,10 +81,15 @@ fit: $(VENV)/.installed
 new-device: $(VENV)/.installed
 	$(PY) -m atlas.data new-device "$(ID)" --vendor-folder "$(VENDOR_FOLDER)" --vendor "$(VENDOR)" --name "$(NAME)" --kind "$(KIND)" $(if $(LIKE),--like "$(LIKE)")
 
+# What every site build reads from the build cache (.cache/atlas: the trimmed standard library, gzip copies of
+# Pyodide's files), made once before the test run's builds start side by side and would each make it.
+build-cache: setup
+	$(PY) -m macros.runtime_hooks
+
 # The set-up steps run side by side (pip, npm and apt each wait on disk and network much of the time); make keeps
 # their order where one needs another (the kernel backends go into the virtual environment).
 test:
-	$(MAKE) --no-print-directory -j3 setup chromium kernels-setup
+	$(MAKE) --no-print-directory -j3 setup chromium kernels-setup build-cache
 	$(TEST_THREADS) $(PY) -m pytest $(PYTEST_PARALLEL)
 
 test-fast: setup

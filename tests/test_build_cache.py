@@ -62,3 +62,34 @@ def test_precompressed_copies_from_the_cache_are_gzip_of_the_file(tmp_path, monk
     assert runtime_hooks.precompress(site, ["a.js"]) == first == {"a.js": (len(raw), len(packed))}
     assert (site / "a.js.gz").read_bytes() == packed
     assert len(list((tmp_path / "cache" / "gzip").iterdir())) == 1
+
+
+def test_a_warmed_cache_serves_the_builds_stdlib_and_gzip_copies(tmp_path, monkeypatch):
+    """``make test`` warms the cache before its builds start side by side (``python -m macros.runtime_hooks``):
+    afterwards a build takes the trimmed standard library and the gzip copies of Pyodide's files and of that
+    library from it, making neither again."""
+    from atlas.data import webbundle
+
+    monkeypatch.setenv("ATLAS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(webbundle, "_STDLIB_CACHE", {})
+    runtime_hooks.warm_build_cache()
+    stdlib = webbundle.pyodide_stdlib()
+    files = {dest: src.read_bytes() for src, dest in webbundle.pyodide_files()}
+    files[f"{webbundle.PYODIDE_DIR}/{webbundle.STDLIB_NAME}"] = stdlib
+    assert len(list((tmp_path / "cache" / "gzip").iterdir())) == len(files)
+
+    def made_again(*args, **kwargs):
+        raise AssertionError("made again although the cache was warmed")
+
+    monkeypatch.setattr(webbundle, "_STDLIB_CACHE", {})
+    monkeypatch.setattr(webbundle, "_trim_stdlib", made_again)
+    monkeypatch.setattr(runtime_hooks.gzip, "compress", made_again)
+    assert webbundle.pyodide_stdlib() == stdlib  # from the disk cache
+    site = tmp_path / "site"
+    for dest, content in files.items():
+        (site / dest).parent.mkdir(parents=True, exist_ok=True)
+        (site / dest).write_bytes(content)
+    written = runtime_hooks.precompress(site, list(files))
+    assert f"{webbundle.PYODIDE_DIR}/pyodide.asm.wasm" in written
+    for dest in written:
+        assert gzip.decompress((site / f"{dest}.gz").read_bytes()) == files[dest]
