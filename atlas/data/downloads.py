@@ -123,15 +123,20 @@ def accuracy_csv(report: dict) -> str:
     return _to_csv(pd.DataFrame(rows).set_index("case"))
 
 
-def download_files(dataset: Dataset, report: dict | None = None) -> dict[str, str]:
-    """{path in the site: text} of every download; ``report``: the speed model's accuracy report (default: the
-    committed one)."""
+def data_set_files(dataset: Dataset) -> dict[str, str]:
+    """{path in the site: text} of the data set's downloads (devices and models), which the comparison page lists."""
     return {
         f"{FOLDER}/{JSON_FILE}": export_json(dataset) + "\n",
         f"{FOLDER}/{DEVICES_CSV}": devices_csv(dataset.devices),
         f"{FOLDER}/{MODELS_CSV}": models_csv(dataset.models),
-        f"{FOLDER}/{ACCURACY_CSV}": accuracy_csv(report if report is not None else load_report()),
     }
+
+
+def download_files(dataset: Dataset, report: dict | None = None) -> dict[str, str]:
+    """{path in the site: text} of every download: the data set's and the accuracy page's (``report``: the speed
+    model's accuracy report, by default the committed one)."""
+    return {**data_set_files(dataset),
+            f"{FOLDER}/{ACCURACY_CSV}": accuracy_csv(report if report is not None else load_report())}
 
 
 def _size(text: str, lang: str) -> str:
@@ -142,7 +147,7 @@ def _size(text: str, lang: str) -> str:
 def download_list(dataset: Dataset, lang: str, href) -> str:
     """A Markdown list linking every download with its size; ``href(path in site)`` makes the link
     relative to the page. Labels come from the ``download.*`` keys of the translation table."""
-    files = download_files(dataset)
+    files = data_set_files(dataset)
     items = []
     for key, name in (("json", JSON_FILE), ("devices_csv", DEVICES_CSV), ("models_csv", MODELS_CSV)):
         path = f"{FOLDER}/{name}"
