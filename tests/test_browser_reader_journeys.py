@@ -200,6 +200,12 @@ def test_a_70b_in_bf16_on_one_4090_says_first_that_it_does_not_fit(browser, site
     # the phone's bar holds the whole summary; the desktop's verdict line is its first part (the comparison
     # follows in a paragraph of its own)
     assert shown == summary if size == "phone" else (summary.startswith(shown) and len(shown) > 150), (shown, summary)
+    # The nearest configuration that runs names llama.cpp's option, which the long German line broke at its
+    # hyphens on a phone: each mention is code, on one line with its brackets.
+    options = pg.eval_on_selector_all(
+        "[data-atlas-calculator] code.atlas-option",
+        "els => els.map((e) => [e.textContent, (e.closest('.atlas-option-run') || e).getClientRects().length])")
+    assert options and all(text.startswith("--gpu-layers ") and lines == 1 for text, lines in options), options
     assert pg.console_errors == []
 
 

@@ -328,3 +328,24 @@ def test_every_preset_prefills_a_form_that_computes(command):
             if command == "vram":
                 stated = catalog().models[model_id]["parameters"]["total_b"]
                 assert response["result"]["params_b"] == pytest.approx(stated)
+
+
+def test_command_line_options_in_a_result_are_code_that_never_breaks():
+    """German sentences are long: on a phone "--gpu-layers 13" broke at its hyphens. An option is one piece of
+    code (the stylesheet keeps it on one line); hyphenated names, ranges and negative numbers stay text."""
+    from atlas.core.calcview.markup import prose
+
+    assert prose("der Rest im Arbeitsspeicher (--gpu-layers 13), mit ≈ 0,45 Tokens/s.") == \
+        'der Rest im Arbeitsspeicher <span class="atlas-option-run">(<code class="atlas-option">--gpu-layers 13</code>),' \
+        '</span> mit ≈ 0,45 Tokens/s.'
+    assert prose("llama.cpp -ngl 99 <b>") == 'llama.cpp <code class="atlas-option">-ngl 99</code> &lt;b&gt;'
+    for plain in ("gpt-oss-120b auf Qwen3-30B-A3B", "×0,8–1,25", "-3 % und - 5", "MoE-Modelle, E-Mail"):
+        assert prose(plain) == plain.replace("&", "&amp;")
+    result = handle({"command": "speed", "lang": "de",
+                     "params": {"model": "llama-3.1-70b", "weights": "bf16", "device": "rtx-4090"}}, catalog())
+    assert result["ok"], result
+    page = calcview.results.speed_html(result["result"], "de")
+    # the verdict (its nearest configuration that runs) and the note both name the option, as code
+    assert page.count('<code class="atlas-option">--gpu-layers 13</code>') == 2, page
+    shown_elsewhere = re.sub(r"<[^>]+>", "", re.sub(r'<code class="atlas-option">[^<]*</code>', "", page))
+    assert "--gpu-layers" not in shown_elsewhere  # (the raw message in data-value attributes stays as it is)

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from html import escape
 from string import Formatter
+
+# A command-line option with its value in a sentence ("--gpu-layers 13", "-ngl 99"): a hyphen that starts a word
+# after a space or bracket, letters, more hyphenated parts, an optional number; with the bracket around it and
+# the punctuation after it, which must not be left alone at the end or start of a line. Words with a hyphen
+# inside ("gpt-oss-120b", "MoE-Modelle") and negative numbers are not options.
+_OPTION = re.compile(r"(?<![\w-])(\(?)(--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?: \d+)?)(\)?[,.;:]?)")
 
 
 def attrs(**values) -> str:
@@ -30,6 +37,18 @@ def void(tag: str, **values) -> str:
 def text(value) -> str:
     """Escape ``value`` for use as element content."""
     return escape(str(value), quote=False)
+
+
+def prose(value) -> str:
+    """``text(value)`` with each command-line option in it as ``<code class="atlas-option">`` (with its bracket
+    and punctuation in ``<span class="atlas-option-run">``): kept on one line (a phone broke "--gpu-layers" at its
+    hyphens; the stylesheet says nowrap) and copied as typed."""
+    def option(match: re.Match) -> str:
+        before, name, after = match.groups()
+        code = f'<code class="atlas-option">{name}</code>'
+        return f'<span class="atlas-option-run">{before}{code}{after}</span>' if before or after else code
+
+    return _OPTION.sub(option, text(value))
 
 
 def fill(template: str, **parts: str) -> str:

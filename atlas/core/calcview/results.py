@@ -20,7 +20,7 @@ from atlas.core.calculators import kv_quality, measured, planner, trust
 from atlas.core.calculators.defaults import MAX_DEVICES_FOR_FIT
 from atlas.core.calculators.speed import RUN_FIGURES, holds_model
 from atlas.core.calcview import numbers
-from atlas.core.calcview.markup import el, fill, text
+from atlas.core.calcview.markup import el, fill, prose, text
 from atlas.core.charts import estimates
 from atlas.core.l10n.names import device_name
 
@@ -37,7 +37,7 @@ def _t(lang: str, key: str, **params) -> str:
 
 def value(tag: str, path: str, raw, shown: str, **extra) -> str:
     """An element holding one result value: ``data-result`` path, raw JSON ``data-value``, shown text."""
-    return el(tag, text(shown), data_result=path, data_value=json.dumps(raw, allow_nan=False), **extra)
+    return el(tag, prose(shown), data_result=path, data_value=json.dumps(raw, allow_nan=False), **extra)
 
 
 def _table(head: list[str], rows: list[str], caption: str | None = None) -> str:
