@@ -6,14 +6,16 @@ saw its source. The diagonal is a perfect prediction; the dashed lines mark
 Points are coloured and grouped in the legend by ``group`` (an engine or a
 device class, as the caller decides). Below the chart, nothing depending on
 hover: per group, how many points and where they lie, and (``cases_file``) a
-link to every point's numbers as a file. The points themselves (3,700 of them)
-are no table in the page: that table made the page 1.8 MB and 34,000 elements,
-a burden for a phone, and is more use to a reader in a spreadsheet.
+link to every point's numbers as a file. The points themselves (about 3,700)
+are not listed in the page: that table made the page 1.8 MB and 34,000
+elements, heavy for a phone, and a reader does more with them in a spreadsheet.
 
 Input: ``[{"id", "label", "group", "measured", "predicted"}]`` in tokens per second.
 """
 
 from __future__ import annotations
+
+import statistics
 
 from atlas.core import l10n
 from atlas.core.charts import svg
@@ -79,11 +81,6 @@ def accuracy_svg(points, lang: str, title: str | None = None) -> str:
                         "".join(out), lang)
 
 
-def _median(values: list[float]) -> float:
-    ordered, middle = sorted(values), len(values) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def accuracy_table(points, lang: str) -> str:
     """Per group of the legend: its points, the range of measured and of predicted tokens/s, and the median of
     predicted ÷ measured."""
@@ -97,14 +94,15 @@ def accuracy_table(points, lang: str) -> str:
         rows.append((None, [group, l10n.format_number(len(members), lang, 0),
                             f"{svg.fmt(min(measured), lang)}–{svg.fmt(max(measured), lang)}",
                             f"{svg.fmt(min(predicted), lang)}–{svg.fmt(max(predicted), lang)}",
-                            svg.fmt(_median([p["predicted"] / p["measured"] for p in members]), lang)]))
+                            svg.fmt(statistics.median(p["predicted"] / p["measured"] for p in members), lang)]))
     return svg.table([t("charts.accuracy.col.group"), t("charts.accuracy.col.cases"), t("charts.accuracy.col.measured"),
                       t("charts.accuracy.col.predicted"), t("charts.accuracy.col.median_ratio")], rows)
 
 
 def cases_link(href: str, count: int, size_kb: float, lang: str) -> str:
     """'Every case with its numbers: CSV file, 3,702 rows, 555.1 kB' as a paragraph linking ``href``."""
-    text = l10n.t(lang, "charts.accuracy.cases_file", rows=l10n.format_number(count, lang, 0), size=l10n.format_number(size_kb, lang, 1) + "\u00a0kB")
+    size = l10n.format_number(size_kb, lang, 1) + "\u00a0kB"
+    text = l10n.t(lang, "charts.accuracy.cases_file", rows=l10n.format_number(count, lang, 0), size=size)
     return f'<p class="atlas-chart-file"><a href="{svg.esc(href)}" download>{svg.esc(text)}</a></p>'
 
 
