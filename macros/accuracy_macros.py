@@ -11,21 +11,33 @@ import posixpath
 from atlas.core import l10n
 from atlas.core.charts.accuracy import accuracy_figure
 from atlas.data import accuracy
-from atlas.data.downloads import ACCURACY_CSV, FOLDER, accuracy_csv
+from atlas.data.downloads import ACCURACY_CSV, FOLDER, accuracy_csv, file_size
 
-_REPORTS: dict[tuple[int, int], dict] = {}  # the parsed report by the file's size and time (a build reads it once)
-_CSV_KB: dict[int, float] = {}  # the size of the report's cases file in kB (id of the report kept in _REPORTS)
+# By the report file's size and time (a build reads it once): the parsed report and, once asked for, its cases as
+# the CSV download (downloads.accuracy_csv), whose size the chart's link states.
+_REPORTS: dict[tuple[int, int], dict] = {}
+_CASES_CSV: dict[tuple[int, int], str] = {}
+
+
+def _report_key() -> tuple[int, int]:
+    stat = accuracy.REPORT.stat()
+    key = (stat.st_size, stat.st_mtime_ns)
+    if key not in _REPORTS:  # no macro changes the report it is given
+        _REPORTS.clear()
+        _CASES_CSV.clear()
+        _REPORTS[key] = accuracy.load_report()
+    return key
 
 
 def register(env, ctx):
     def report():
-        stat = accuracy.REPORT.stat()
-        key = (stat.st_size, stat.st_mtime_ns)
-        if key not in _REPORTS:  # no macro changes the report it is given
-            _REPORTS.clear()
-            _CSV_KB.clear()
-            _REPORTS[key] = accuracy.load_report()
-        return _REPORTS[key]
+        return _REPORTS[_report_key()]
+
+    def cases_csv():
+        key = _report_key()
+        if key not in _CASES_CSV:
+            _CASES_CSV[key] = accuracy_csv(_REPORTS[key])
+        return _CASES_CSV[key]
 
     @env.macro
     def accuracy_summary():
@@ -36,12 +48,9 @@ def register(env, ctx):
     def accuracy_chart(colour_by="engine", caption=None):
         """Predicted against measured tokens/s, log–log, coloured by engine (or device_class, backend); below it
         the points per group and a link to every case as CSV (the site's downloads/, relative to this page)."""
-        cases = report()
-        if id(cases) not in _CSV_KB:  # the report stays in _REPORTS (both cleared together), so its id names it
-            _CSV_KB[id(cases)] = len(accuracy_csv(cases).encode("utf-8")) / 1000
         href = posixpath.relpath(f"{FOLDER}/{ACCURACY_CSV}", env.page.url or ".")
-        return accuracy_figure(accuracy.chart_points(cases, colour_by, ctx.lang()), ctx.lang(), caption,
-                               cases_file=(href, _CSV_KB[id(cases)]))
+        return accuracy_figure(accuracy.chart_points(report(), colour_by, ctx.lang()), ctx.lang(), caption,
+                               cases_file=(href, file_size(cases_csv(), ctx.lang())))
 
     @env.macro
     def accuracy_breakdown(by="engine", group=None):

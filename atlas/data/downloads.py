@@ -139,7 +139,7 @@ def download_files(dataset: Dataset, report: dict | None = None) -> dict[str, st
             f"{FOLDER}/{ACCURACY_CSV}": accuracy_csv(report if report is not None else load_report())}
 
 
-def _size(text: str, lang: str) -> str:
+def file_size(text: str, lang: str) -> str:
     """Size of ``text`` in UTF-8 as kB (10³ bytes), localised: '13.9 kB' / '13,9 kB'."""
     return f"{l10n.format_number(len(text.encode('utf-8')) / 1000, lang, 1)}\u00a0kB"
 
@@ -152,7 +152,7 @@ def download_list(dataset: Dataset, lang: str, href) -> str:
     for key, name in (("json", JSON_FILE), ("devices_csv", DEVICES_CSV), ("models_csv", MODELS_CSV)):
         path = f"{FOLDER}/{name}"
         label = l10n.t(lang, f"download.{key}")
-        items.append(f"- [{label}]({href(path)}) ({_size(files[path], lang)})")
+        items.append(f"- [{label}]({href(path)}) ({file_size(files[path], lang)})")
     note = l10n.t(
         lang, "download.note", version=SCHEMA_VERSION, devices=len(dataset.devices), models=len(dataset.models)
     )

@@ -99,15 +99,15 @@ def accuracy_table(points, lang: str) -> str:
                       t("charts.accuracy.col.predicted"), t("charts.accuracy.col.median_ratio")], rows)
 
 
-def cases_link(href: str, count: int, size_kb: float, lang: str) -> str:
-    """'Every case with its numbers: CSV file, 3,702 rows, 555.1 kB' as a paragraph linking ``href``."""
-    size = l10n.format_number(size_kb, lang, 1) + "\u00a0kB"
+def cases_link(href: str, count: int, size: str, lang: str) -> str:
+    """'Every case with its numbers: CSV file, 3,702 rows, 555.1 kB' as a paragraph linking ``href`` (``size``:
+    the file's size as the page shows it)."""
     text = l10n.t(lang, "charts.accuracy.cases_file", rows=l10n.format_number(count, lang, 0), size=size)
     return f'<p class="atlas-chart-file"><a href="{svg.esc(href)}" download>{svg.esc(text)}</a></p>'
 
 
-def accuracy_figure(points, lang: str, caption: str | None = None, cases_file: tuple[str, float] | None = None) -> str:
-    """The chart, its per-group table and, with ``cases_file`` = (link, size in kB), the link to every case."""
+def accuracy_figure(points, lang: str, caption: str | None = None, cases_file: tuple[str, str] | None = None) -> str:
+    """The chart, its per-group table and, with ``cases_file`` = (link, size as shown), the link to every case."""
     parts = [accuracy_table(points, lang)]
     if cases_file:
         parts.insert(0, cases_link(cases_file[0], len(points), cases_file[1], lang))
