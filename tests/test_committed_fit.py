@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from atlas.core.calculators import fitted
+from atlas.core.calculators import fitted, speed_model
 from atlas.data import fit_speed
 from conftest import shared_dataset
 
@@ -35,11 +35,22 @@ def fit_on_all() -> dict:
 
 @pytest.mark.slow
 def test_the_fit_on_all_sources_is_the_committed_one():
+    """Compared by what the parameters predict, every case to within 0.1 %, and by their values to within 0.01:
+    the optimum is flat along a few directions (attention against attention_scores), where a refit on another
+    CPU (its BLAS and SIMD paths round differently) stops up to 0.004 away in a parameter while every prediction
+    stays within 0.03 %. A parameter edited by hand moves the predictions of the cases it applies to."""
     params = fit_on_all()
     assert set(params) == set(fitted.PARAMS)
     for feature, entry in params.items():
-        assert entry["global"] == pytest.approx(fitted.PARAMS[feature]["global"], abs=1e-3), feature
         assert set(entry) == set(fitted.PARAMS[feature]), feature
+        assert entry["global"] == pytest.approx(fitted.PARAMS[feature]["global"], abs=1e-2), feature
+        for level, values in entry.items():
+            if level != "global":
+                assert set(values) == set(fitted.PARAMS[feature][level]), (feature, level)
+    for case in fit_cases()[0]:
+        refit_s = speed_model.predict(case.terms, params)["time_s"]
+        committed_s = speed_model.predict(case.terms, fitted.PARAMS)["time_s"]
+        assert refit_s == pytest.approx(committed_s, rel=1e-3), case.label
 
 
 def test_the_committed_summary_is_the_summary_of_the_committed_predictions():
