@@ -307,9 +307,29 @@ class Problem:
         self.prior_spread = np.array([PRIORS[f][1] if level == "global" else LEVEL_SPREAD.get((f, level), SHRINK)
                                       for f, level, _ in layout.slots])
         self.prior_jacobian = sparse.diags(1.0 / self.prior_spread, format="csr")
+        # All features' indicators in one matrix (feature k's rows k*n .. k*n+n-1): one product per step.
+        self.stacked_indicator = sparse.vstack(self.indicator).tocsr()
+        # The Jacobian's sparsity never changes (case i, slot j of one feature; then the priors' diagonal), only
+        # its values do. Its layout is taken once from the sparse products the values are defined by
+        # (_jacobian_of), so each step fills the same entries in the same order (LSMR then sums them in the
+        # same order, and the fit is the same to the last bit) instead of building the matrix again.
+        layout_matrix = self._jacobian_of(np.ones((len(self.features), n)))
+        top = layout_matrix.indptr[n]  # entries of the case rows; the priors' come after them
+        feature_of_slot = np.array([self.features.index(f) for f, _, _ in layout.slots])
+        self._jacobian_indices, self._jacobian_indptr = layout_matrix.indices, layout_matrix.indptr
+        self._entry_feature = feature_of_slot[layout_matrix.indices[:top]]
+        self._entry_case = np.repeat(np.arange(n), np.diff(layout_matrix.indptr[: n + 1]))
+        self._prior_values = layout_matrix.data[top:]
+        self._jacobian_shape = layout_matrix.shape
+
+    def _jacobian_of(self, weights) -> sparse.csr_matrix:
+        """The Jacobian for ``weights`` (features x cases: d log predicted / d raw of the feature's slots), by its
+        definition: each feature's indicator scaled per case, the priors' diagonal below."""
+        data = sum(sparse.diags(weights[k]) @ matrix for k, matrix in enumerate(self.indicator))
+        return sparse.vstack([data, self.prior_jacobian]).tocsr()
 
     def _theta(self, vector):
-        raw = np.vstack([matrix @ vector for matrix in self.indicator])  # features x cases
+        raw = (self.stacked_indicator @ vector).reshape(len(self.features), -1)  # features x cases
         theta = np.where(self.is_efficiency[:, None], 1.0 + np.exp(-raw), np.exp(raw))
         dtheta = np.where(self.is_efficiency[:, None], -np.exp(-raw), np.exp(raw))
         return theta, dtheta
@@ -324,8 +344,8 @@ class Problem:
         theta, dtheta = self._theta(vector)
         predicted = (theta * self.x).sum(axis=0)
         weights = dtheta * self.x / predicted  # features x cases
-        data = sum(sparse.diags(weights[k]) @ matrix for k, matrix in enumerate(self.indicator))
-        return sparse.vstack([data, self.prior_jacobian]).tocsr()
+        values = np.concatenate([weights[self._entry_feature, self._entry_case], self._prior_values])
+        return sparse.csr_matrix((values, self._jacobian_indices, self._jacobian_indptr), shape=self._jacobian_shape)
 
 
 def fit(cases: list[FitCase]) -> dict:
