@@ -63,8 +63,9 @@ def define_macros(env) -> None:
 def run_demo_here(monkeypatch, capsys):
     """Runs a demo's ``main(argv)`` in this process, as ``python atlas/demos/<name>.py argv...`` runs it (the
     script ends in ``sys.exit(main())``), and gives its exit code and output as ``subprocess.run`` would: a new
-    Python process costs seconds (NumPy, then a full load of the data set). The data set the demo loads
-    (``load_dataset()`` of data/) is the shared one. Some tests keep running the demos as real processes."""
+    Python process costs seconds (NumPy, the backend). A demo reads its devices from the kept export
+    (``atlas.data.export_cache``); a data set it loads (``load_dataset()`` of data/, e.g. to check a recorded
+    measurement) is the shared one. Some tests keep running the demos as real processes."""
     from atlas.data import dataset as dataset_module
 
     load = dataset_module.load_dataset

@@ -5,6 +5,7 @@ record step. No heavy backend here (see test_kernels_backends.py)."""
 import json
 import math
 import random
+import shutil
 import subprocess
 import sys
 
@@ -23,7 +24,7 @@ from atlas.demos import (
     intensity_common,
     record,
 )
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, shared_dataset
 
 
 def run_demo(*args, env=None):
@@ -418,6 +419,23 @@ def test_record_refuses_wrong_or_interpreted_results(dataset):
     interp["device"]["platform"] = "interpreter"
     with pytest.raises(record.RecordError, match="interpreter"):
         record.measurement(interp)
+
+
+def test_demos_read_the_validated_devices_and_refuse_an_invalid_data_set(tmp_path, monkeypatch):
+    """The demos take their devices from the kept export of the validated data set: the same entries as a full
+    load (dates as ISO text); a data set that does not validate gives no devices and says why."""
+    monkeypatch.setenv("ATLAS_CACHE_DIR", str(tmp_path / "cache"))
+    found, note = devices.load_devices()
+    assert note is None
+    assert found == json.loads(json.dumps(shared_dataset().devices, default=str))
+    assert found["h100-sxm"]["memory"]["bandwidth_gb_s"] == 3350
+    broken = tmp_path / "data"
+    shutil.copytree(REPO_ROOT / "data", broken)
+    path = broken / "hardware" / "nvidia" / "h100-sxm.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("bandwidth_gb_s: 3350", "bandwidth_gb_s: -1"), encoding="utf-8")
+    found, note = devices.load_devices(broken)
+    assert found == {}
+    assert note.startswith("the data set does not validate (1 errors;")
 
 
 def test_data_set_is_read_without_jsonschema(monkeypatch):

@@ -14,6 +14,7 @@ Which figure a demo compares with is decided by ``atlas.core.calculators.demo_pe
 from __future__ import annotations
 
 import difflib
+import json
 import platform
 import subprocess
 from pathlib import Path
@@ -61,8 +62,9 @@ def load_devices(data_dir: Path | str | None = None) -> tuple[dict, str | None]:
     achieved figure alone.
     """
     try:
-        from atlas.data.dataset import load_dataset
+        from atlas.data.dataset import load_dataset  # noqa: F401 (PyYAML and jsonschema, which validation needs)
         from atlas.data.errors import DataValidationError
+        from atlas.data.export_cache import cached_export_json
     except ImportError as exc:
         try:
             import yaml
@@ -76,7 +78,9 @@ def load_devices(data_dir: Path | str | None = None) -> tuple[dict, str | None]:
                 found[entry["id"]] = entry
         return found, f"data set read without validation ({exc.name} is not installed)"
     try:
-        return load_dataset(data_dir or DATA_DIR).devices, None
+        # The validated data set's export, kept on disk by the content it was made from (a second of CPU for a
+        # full load and validation, 0.03 s once kept): the devices exactly as in their files, dates as ISO text.
+        return json.loads(cached_export_json(data_dir or DATA_DIR))["devices"], None
     except DataValidationError as exc:
         return {}, f"the data set does not validate ({len(exc.errors)} errors; run: python -m atlas.data validate)"
 
