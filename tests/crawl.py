@@ -32,6 +32,7 @@ PAGE_FACTS = """() => ({
   lang: document.documentElement.getAttribute("lang"),
   anchors: [...document.querySelectorAll("[id], a[name]")].map((e) => e.id || e.getAttribute("name")),
   links: [...document.querySelectorAll("a[href]")].map((a) => a.href),
+  runtime: document.querySelector('meta[name="atlas-runtime"]') !== null,
   violations: window.__cspViolations || [],
 })"""
 
@@ -77,6 +78,7 @@ class PageVisit:
     csp_violations: list = field(default_factory=list)
     anchors: set = field(default_factory=set)
     links: list = field(default_factory=list)
+    runtime: bool = False  # the page declares in-page Python (<meta name="atlas-runtime">, overrides/main.html)
     axe: list = field(default_factory=list)  # violations: {"id", "impact", "help", "nodes", "scheme"}
     schemes: list = field(default_factory=list)  # Material colour schemes axe ran in
 
@@ -184,6 +186,7 @@ def _inspect(page, record: PageVisit, response, with_axe: bool) -> None:
     record.lang = facts["lang"]
     record.anchors = set(facts["anchors"])
     record.links = facts["links"]
+    record.runtime = facts["runtime"]
     if with_axe:
         # Through the DevTools protocol, so the page's CSP (rightly) does not apply to the test's own script.
         page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")

@@ -240,13 +240,6 @@ def test_no_webassembly_says_so(browser, site_server):
     context.close()
 
 
-@pytest.mark.parametrize("path", ["/", "/compare/", "/de/", "/de/compare/", "/glossary/"])
-def test_other_pages_load_no_pyodide(page, site_server, path):
-    page.goto(site_server + path, wait_until="networkidle")
-    assert not [u for u in page.requests_seen if any(f in u for f in PYODIDE_FILES)]
-    assert_stayed_on_origin(page, site_server)
-
-
 def test_calculator_survives_navigating_away_and_back(page, site_server):
     query = "?model=qwen2.5-32b&weights=q8_0"
     page.goto(page_url(site_server, "en", "vram", query))

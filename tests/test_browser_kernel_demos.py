@@ -251,16 +251,6 @@ def test_missing_runtime_keeps_the_prerendered_result(page, site_server, lang, d
     assert not page.is_visible("[data-calc-run]")
 
 
-@pytest.mark.parametrize("path", ["/hardware/tpus/", "/de/hardware/tpus/", "/hardware/gpus/", "/kernels/matmul/",
-                                  "/de/kernels/"])
-def test_pages_that_only_link_the_demos_load_no_pyodide(page, site_server, path):
-    page.goto(site_server + path, wait_until="networkidle")
-    assert not [u for u in page.requests_seen if any(f in u for f in PYODIDE_FILES)]
-    assert page.locator("a[href*='kernels/systolic/'], a[href*='kernels/roofline/']").count() >= (
-        1 if "hardware" in path else 0)
-    assert_stayed_on_origin(page, site_server)
-
-
 def test_the_tpu_page_links_the_simulator(page, site_server):
     page.goto(site_server + "/de/hardware/tpus/")
     link = page.locator("article a[href*='kernels/systolic/#run']")

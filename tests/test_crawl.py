@@ -10,6 +10,7 @@ finds no serious or critical accessibility problem (light and dark scheme).
 from __future__ import annotations
 
 import pytest
+from test_browser_calculators import PYODIDE_FILES
 from test_site import DOCS, english_pages
 
 from crawl import crawl_site, internal_link_problems, language_of, outside_origin, sitemap_paths
@@ -69,6 +70,22 @@ def test_no_console_error(crawl):
 def test_no_content_security_policy_violation(crawl):
     offenders = {p: r.csp_violations for p, r in crawl.pages.items() if r.csp_violations}
     assert not offenders, report(offenders)
+
+
+def test_only_pages_with_in_page_python_load_its_runtime(crawl):
+    """Pyodide, the bundle and the data export (megabytes) are fetched by the pages that declare a runtime, the
+    calculators and kernel demos, and by no other page, however it links to them."""
+    loads = {p: [u for u in r.requests if any(f in u for f in PYODIDE_FILES)] for p, r in crawl.pages.items()}
+    offenders = {p: urls for p, urls in loads.items() if urls and not crawl.pages[p].runtime}
+    assert not offenders, report(offenders)
+    prefix = "/de/" if language_of(next(iter(crawl.pages))) == "de" else "/"
+    calculators = {f"{prefix}calculators/vram/", f"{prefix}calculators/speed/"}
+    assert all(crawl.pages[p].runtime and loads[p] for p in calculators), {p: loads[p] for p in calculators}
+    assert not crawl.pages[prefix].runtime and not crawl.pages[f"{prefix}compare/"].runtime
+    # Pages about the hardware link the demos a reader can run, without starting them.
+    for path in ("hardware/tpus/", "hardware/gpus/"):
+        links = crawl.pages[prefix + path].links
+        assert any("kernels/systolic/" in link or "kernels/roofline/" in link for link in links), path
 
 
 def test_every_page_declares_its_language(crawl):
