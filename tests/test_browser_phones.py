@@ -128,12 +128,15 @@ def test_chart_data_tables_scroll_in_their_own_box_at_390_px(phone_visits, built
 
 @pytest.mark.parametrize("path", ["/compare/", "/de/compare/", "/guide/use-cases/", "/de/kernels/roofline/"])
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1366", "390"])
-def test_chart_labels_never_overlap(browser, site_server, path, viewport):
-    context = browser.new_context(viewport=viewport)
-    page = context.new_page()
-    page.goto(site_server + path, wait_until="load")
-    facts = page.evaluate(CHART_TEXT)
-    context.close()
+def test_chart_labels_never_overlap(browser, site_server, phone_visits, path, viewport):
+    if viewport is PHONE:
+        facts = phone_visits[path]["charts"]  # measured there on arrival at 390 px
+    else:
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        page.goto(site_server + path, wait_until="load")
+        facts = page.evaluate(CHART_TEXT)
+        context.close()
     assert facts["charts"] >= 1 and facts["texts"] > 10
     assert facts["overlaps"] == []
     if viewport is PHONE:
