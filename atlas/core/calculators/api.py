@@ -260,6 +260,14 @@ def run_speed(values: dict, catalog: Catalog, lang: str) -> dict:
     return result
 
 
+def _measured_on(catalog: Catalog, choice: str) -> list:
+    """The measured cases of the device a choice names (``id`` or ``id@GiB``); none for a choice that names none."""
+    try:
+        return catalog.measurements_on(dev.split_choice(choice)[0])
+    except ValueError:
+        return []
+
+
 def measured_beside(result: dict, values: dict, model: ModelSpec | None, catalog: Catalog) -> dict | None:
     """Published measurements of this device (and baseline) with this or a similar model (``atlas.core.calculators.measured``):
     ``{"device": {"cases", "total"}, "baseline": ... | None}``; None for workloads that are not an LLM phase."""
@@ -270,7 +278,7 @@ def measured_beside(result: dict, values: dict, model: ModelSpec | None, catalog
         entry = result[which]
         if not choice or not entry:
             return None
-        return measured.alongside(catalog.measurements, catalog.models, choice, model, result["workload"],
+        return measured.alongside(_measured_on(catalog, choice), catalog.models, choice, model, result["workload"],
                                   num_devices=result["num_devices"], batch=result["batch"], weights=result["weights"],
                                   engine=entry.get("engine"))
 
@@ -291,7 +299,7 @@ def measured_power_notes(result: dict, values: dict, model: ModelSpec | None, ca
         energy = (entry or {}).get("energy") or {}
         if not choice or not entry.get("tokens_per_s"):
             continue
-        found = measured.measured_power(catalog.measurements, choice, result["workload"], model.id,
+        found = measured.measured_power(_measured_on(catalog, choice), choice, result["workload"], model.id,
                                         result["num_devices"], entry.get("engine"), result["weights"])
         if found is None:
             continue

@@ -56,6 +56,17 @@ class Catalog:
     # measured quality changes of quantised KV caches (perplexity, KL divergence, scores; ``data/kv-quality``), shown
     # beside the memory a quantised cache saves by ``atlas.core.calculators.kv_quality``
     kv_quality: list = field(default_factory=list)
+    # ``measurements`` by device id, made on the first ``measurements_on`` (not an argument: a copy made with
+    # dataclasses.replace starts a new one)
+    _by_device: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def measurements_on(self, device_id: str) -> list:
+        """The measured cases of one device, in the order of ``measurements``. An estimate lists those of its
+        device and baseline: the whole table (2,600 cases) is read once per catalog, not on every answer."""
+        if not self._by_device:
+            for case in self.measurements:
+                self._by_device.setdefault(case.get("device"), []).append(case)
+        return self._by_device.get(device_id, [])
 
     @classmethod
     def from_dict(cls, data: dict) -> Catalog:
