@@ -201,11 +201,13 @@ def test_a_70b_in_bf16_on_one_4090_says_first_that_it_does_not_fit(browser, site
     # follows in a paragraph of its own)
     assert shown == summary if size == "phone" else (summary.startswith(shown) and len(shown) > 150), (shown, summary)
     # The nearest configuration that runs names llama.cpp's option, which the long German line broke at its
-    # hyphens on a phone: each mention is code, on one line with its brackets.
+    # hyphens on a phone: each mention is code, on one line with its brackets (the sticky bar's too).
     options = pg.eval_on_selector_all(
         "[data-atlas-calculator] code.atlas-option",
-        "els => els.map((e) => [e.textContent, (e.closest('.atlas-option-run') || e).getClientRects().length])")
-    assert options and all(text.startswith("--gpu-layers ") and lines == 1 for text, lines in options), options
+        "els => els.filter((e) => e.getClientRects().length).map((e) => [e.textContent,"
+        " (e.closest('.atlas-option-run') || e).getClientRects().length, !!e.closest('.atlas-calc-summary-bar')])")
+    assert options and all(text.startswith("--gpu-layers ") and lines == 1 for text, lines, _ in options), options
+    assert any(in_bar for _, _, in_bar in options) == (size == "phone"), options
     assert pg.console_errors == []
 
 

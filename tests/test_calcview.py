@@ -349,3 +349,9 @@ def test_command_line_options_in_a_result_are_code_that_never_breaks():
     assert page.count('<code class="atlas-option">--gpu-layers 13</code>') == 2, page
     shown_elsewhere = re.sub(r"<[^>]+>", "", re.sub(r'<code class="atlas-option">[^<]*</code>', "", page))
     assert "--gpu-layers" not in shown_elsewhere  # (the raw message in data-value attributes stays as it is)
+    # the one-line answer of the sticky bar on phones, as text and as HTML with the option as code
+    rendered = calcview.render({"command": "speed", "lang": "de",
+                                "params": {"model": "llama-3.1-70b", "weights": "bf16", "device": "rtx-4090"}}, catalog())
+    assert "(--gpu-layers 13)" in rendered["summary"]
+    assert rendered["summary_html"] == prose(rendered["summary"])
+    assert '<code class="atlas-option">--gpu-layers 13</code>' in rendered["summary_html"]

@@ -15,7 +15,7 @@ from atlas.core import l10n
 from atlas.core.calculators.api import handle
 from atlas.core.calculators.inputs import BY_NAME, FILL_IN_KEYS, suggestions
 from atlas.core.calculators.messages import display, error, field_label
-from atlas.core.calcview.markup import el, text
+from atlas.core.calcview.markup import el, prose, text
 from atlas.core.calcview.results import memory_html, memory_verdict, speed_comparison, speed_html, speed_verdict
 
 
@@ -23,7 +23,8 @@ def render(request: dict, catalog) -> dict:
     """``handle(request, catalog)`` plus the result as HTML.
 
     Returns the response of ``atlas.core.calculators.api.handle`` (``ok``, ``result`` or
-    ``errors``) with ``html`` (the rendered result, only when ``ok``) and
+    ``errors``) with ``html`` (the rendered result, only when ``ok``), ``summary`` (the one-line answer as plain
+    text) and ``summary_html`` (the same as HTML, each command-line option in it kept on one line), and
     ``warnings``: parameters the calculators do not know (a mistyped URL)
     are left out of the calculation and reported there, localized, so the
     rest of the link still works.
@@ -55,6 +56,7 @@ def render(request: dict, catalog) -> dict:
             comparison = speed_comparison(result, lang)
             out["summary"] = speed_verdict(result, lang).plain() + (" " + comparison.plain() if comparison else "")
         out["html"] = defaults_used_html(request, lang) + out["html"]
+        out["summary_html"] = prose(out["summary"])  # the sticky bar on phones: options kept on one line
     return out
 
 

@@ -18,7 +18,7 @@ from atlas.core import l10n
 from atlas.core.calcview import render
 from atlas.core.calcview.explain import explain_html
 from atlas.core.calcview.form import form_html, initial_values
-from atlas.core.calcview.markup import el, text
+from atlas.core.calcview.markup import el, prose, text
 
 ENTRY_POINT = "calculators.render"
 STATUS_KEYS = ("loading", "loading_link", "ready", "failed.load", "failed.no-wasm", "failed.python", "invalid")
@@ -85,7 +85,7 @@ def widget_html(name: str, config: dict, lang: str, form: str, result_html: str,
     if summary is None:
         body = config_tag + status + form + errors + results + share + after
     else:
-        bar = el("p", text(summary), class_="atlas-calc-summary-bar", data_calc_summary=True, aria_hidden="true")
+        bar = el("p", prose(summary), class_="atlas-calc-summary-bar", data_calc_summary=True, aria_hidden="true")
         output = el("div", errors + results + share, class_="atlas-calc-output")
         body = config_tag + bar + status + el("div", form + output, class_="atlas-calc-layout") + after
     classes = "atlas-calc" + (f" {extra_class}" if extra_class else "")

@@ -429,7 +429,8 @@ class Calculator {
       this.results.classList.remove("atlas-calc-stale");
       this.results.hidden = false;
       this.share.hidden = false;
-      if (this.summary && response.summary) this.summary.textContent = response.summary;
+      // Python's markup (escaped there, as the result's): a command-line option stays on one line.
+      if (this.summary && response.summary_html) this.summary.innerHTML = response.summary_html;
       activateSteppers(this.results);
       this.setStatus("ready", this.config.status.ready);
     } else {
