@@ -211,7 +211,7 @@ def test_compare_table_keeps_header_and_device_column_in_view_on_a_phone(browser
     tops = [t for t in tops if t is not None]
     assert max(tops) - min(tops) < 2, tops
     assert page.evaluate(WIDTHS)[0] <= 390
-    # Without hover, Material mounts no tooltip on the figures (tables.js: about 1,950 here, 56 MB of memory); each
+    # Without hover, Material mounts no tooltip on the figures (tables.js: about 1,950 here, some 60 MB of memory); each
     # keeps its source in its title all the same.
     assert page.evaluate("matchMedia('(hover: none)').matches")
     assert page.locator("table[data-atlas-table] td[title]").count() > 1000

@@ -7,8 +7,8 @@
 
   // --- scroll cue --------------------------------------------------------------------------
   // Reading a size makes the browser lay out what changed since the last read, so reads come before writes:
-  // edgesOf reads, markEdges writes only a changed value. Reading after each change had the comparison page
-  // laid out once per table and chart (190 ms of a 1.2 s load on the development machine).
+  // edgesOf reads, markEdges writes only a changed value. Reading right after wrapping each table had the
+  // comparison page laid out once per table and chart; scrollCues now lays it out once.
   function edgesOf(wrap) {
     var more = [];
     if (wrap.scrollLeft > 1) more.push("left");
@@ -246,7 +246,7 @@
 
   // The device tables' cells name each figure's source (and a short name's full name) in their title, shown on
   // hover. Material's content.tooltips mounts a tooltip component on every one of them: about 1,950 on the
-  // comparison page, 56 MB more JavaScript memory and a quarter of a second more script per load. On a screen
+  // comparison page, some 60 MB more JavaScript memory and 0.3 s more script per load. On a screen
   // without hover (a phone) none of them can ever show, so there these titles step aside while Material mounts
   // its components (on DOMContentLoaded, after this script) and come back right after, plain.
   var CELL_TITLES = "table[data-atlas-table] td[title], table[data-atlas-table] th[title]";
