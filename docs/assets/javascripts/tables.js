@@ -234,13 +234,18 @@
     });
   }
 
+  // Every element ``selector`` finds keeps the value of its attribute ``from`` under ``to`` instead.
+  function moveAttribute(selector, from, to) {
+    document.querySelectorAll(selector).forEach(function (el) {
+      el.setAttribute(to, el.getAttribute(from));
+      el.removeAttribute(from);
+    });
+  }
+
   // The title (the tooltip without JavaScript) moves aside before Material mounts its own hover tooltip on it,
   // so the toggletip is the only one.
   function takeTitles() {
-    document.querySelectorAll(".md-typeset .atlas-spec[title]").forEach(function (spec) {
-      spec.setAttribute("data-atlas-title", spec.getAttribute("title"));
-      spec.removeAttribute("title");
-    });
+    moveAttribute(".md-typeset .atlas-spec[title]", "title", "data-atlas-title");
   }
   takeTitles();
 
@@ -249,21 +254,10 @@
   // comparison page, some 60 MB more JavaScript memory and 0.3 s more script per load. On a screen
   // without hover (a phone) none of them can ever show, so there these titles step aside while Material mounts
   // its components (on DOMContentLoaded, after this script) and come back right after, plain.
-  var CELL_TITLES = "table[data-atlas-table] td[title], table[data-atlas-table] th[title]";
   var HOVERLESS = !!(window.matchMedia && window.matchMedia("(hover: none)").matches);
-  function holdCellTitles() {
-    document.querySelectorAll(CELL_TITLES).forEach(function (cell) {
-      cell.setAttribute("data-atlas-cell-title", cell.getAttribute("title"));
-      cell.removeAttribute("title");
-    });
+  if (HOVERLESS) {
+    moveAttribute("table[data-atlas-table] td[title], table[data-atlas-table] th[title]", "title", "data-atlas-cell-title");
   }
-  function restoreCellTitles() {
-    document.querySelectorAll("[data-atlas-cell-title]").forEach(function (cell) {
-      cell.setAttribute("title", cell.getAttribute("data-atlas-cell-title"));
-      cell.removeAttribute("data-atlas-cell-title");
-    });
-  }
-  if (HOVERLESS) holdCellTitles();
 
   document.addEventListener("click", function () { closeTips(null); });
 
@@ -277,6 +271,8 @@
     scrollCues();
     filters();
     toggletips();
-    if (HOVERLESS) window.setTimeout(restoreCellTitles, 0);  // once Material's subscribers have mounted its components
+    if (HOVERLESS) {  // once Material's subscribers have mounted its components
+      window.setTimeout(function () { moveAttribute("[data-atlas-cell-title]", "data-atlas-cell-title", "title"); }, 0);
+    }
   });
 })();
