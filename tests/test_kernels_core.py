@@ -435,7 +435,7 @@ def test_demos_read_the_validated_devices_and_refuse_an_invalid_data_set(tmp_pat
     path.write_text(path.read_text(encoding="utf-8").replace("bandwidth_gb_s: 3350", "bandwidth_gb_s: -1"), encoding="utf-8")
     found, note = devices.load_devices(broken)
     assert found == {}
-    assert note.startswith("the data set does not validate (1 errors;")
+    assert note.startswith("the data set does not validate (1 error;")
 
 
 def test_data_set_is_read_without_jsonschema(monkeypatch):

@@ -82,7 +82,9 @@ def load_devices(data_dir: Path | str | None = None) -> tuple[dict, str | None]:
         # full load and validation, 0.03 s once kept): the devices exactly as in their files, dates as ISO text.
         return json.loads(cached_export_json(data_dir or DATA_DIR))["devices"], None
     except DataValidationError as exc:
-        return {}, f"the data set does not validate ({len(exc.errors)} errors; run: python -m atlas.data validate)"
+        count = len(exc.errors)
+        return {}, (f"the data set does not validate ({count} {'error' if count == 1 else 'errors'}; "
+                    "run: python -m atlas.data validate)")
 
 
 class UnknownDevice(ValueError):
