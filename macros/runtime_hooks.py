@@ -288,7 +288,7 @@ def on_page_context(context, page, config, **kwargs):
 PRECOMPRESS_EXTRA = "search_index.json"
 
 
-@event_priority(-100)  # after the search plugin has written its index
+@event_priority(-107)  # after search_hooks.py (-105) has written one search index per language
 def on_post_build(config, **kwargs):
     site_dir = Path(config["site_dir"])
     extra = [p.relative_to(site_dir).as_posix() for p in sorted(site_dir.rglob(PRECOMPRESS_EXTRA))]

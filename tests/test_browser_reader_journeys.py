@@ -232,8 +232,10 @@ def test_the_owner_of_a_64_gb_m3_max_picks_it_and_gpt_oss_120b_needs_the_128_gb_
 
 
 @pytest.mark.parametrize("lang, size, ready, query, first_result, label", [
-    ("en", "desktop", "Type to start searching", "bandwidth", "/kernels/bandwidth/", "matching documents"),
-    ("de", "phone", "Suchbegriff eingeben", "Speicherbandbreite", "/de/kernels/bandwidth/", "Suchergebnisse"),
+    # Words the pages of both languages use: each language's index holds its own pages only (macros/search_hooks.py).
+    ("en", "desktop", "Type to start searching", "Roofline", "/kernels/intensity/", "matching documents"),
+    ("de", "phone", "Suchbegriff eingeben", "Roofline", "/de/kernels/intensity/", "Suchergebnisse"),
+    ("de", "desktop", "Suchbegriff eingeben", "Speicherbandbreite", "/de/kernels/bandwidth/", "Suchergebnisse"),
 ])
 def test_site_search_finds_the_page_in_the_readers_language(browser, site_server, lang, size, ready, query,
                                                             first_result, label):

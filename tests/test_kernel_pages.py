@@ -138,12 +138,14 @@ def test_kernel_pages_in_a_browser(page, site_server, path):
     assert page.console_errors == [] and page.failed_requests == []
 
 
-def test_search_indexes_the_prose_but_not_the_embedded_files(built_site):
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_search_indexes_the_prose_but_not_the_embedded_files(built_site, lang):
     """Each embedded source file is marked data-search-exclude: Material's search index (fetched on
-    every page) keeps the explanations, not thousands of lines of code that match every query."""
+    every page, one per language) keeps the explanations, not thousands of lines of code that match every query."""
     import json
 
-    docs = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    folder = built_site / "de" if lang == "de" else built_site
+    docs = json.loads((folder / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
     text = {entry["location"]: entry["text"] for entry in docs}
     for page in ("matmul", "bandwidth", "fused", "intensity"):
         run_it = next(t for loc, t in text.items() if loc.startswith(f"kernels/{page}/#"))

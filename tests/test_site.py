@@ -78,14 +78,45 @@ def test_material_ui_strings_follow_language(built_site):
     assert 'placeholder="Search"' in en
 
 
-def test_search_index_covers_both_languages(built_site):
+def search_index(site: Path, lang: str) -> dict:
     import json
 
-    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    assert {"en", "de"} <= set(index["config"]["lang"])
-    locations = {doc["location"] for doc in index["docs"]}
-    assert any(loc.startswith("de/") for loc in locations)
-    assert any(loc.startswith("compare/") for loc in locations)
+    folder = site / "de" if lang == "de" else site
+    return json.loads((folder / "search" / "search_index.json").read_text(encoding="utf-8"))
+
+
+def test_each_language_has_its_own_search_index(built_site):
+    """mkdocs-static-i18n writes one index of both languages; macros/search_hooks.py splits it, so a reader's
+    search finds the pages of their language only: every page in each, every location a page of that
+    language's folder, each with its own stemmer."""
+    every_page = {"/".join(built_path(Path(), md, "en").parent.parts) for md in english_pages()}
+    every_page = {f"{page}/" if page else "" for page in every_page}
+    pages = {}
+    for lang in ("en", "de"):
+        index = search_index(built_site, lang)
+        assert index["config"]["lang"] == [lang]
+        pages[lang] = {doc["location"].split("#")[0] for doc in index["docs"]}
+        folder = built_site / "de" if lang == "de" else built_site
+        assert all((folder / page / "index.html").is_file() for page in pages[lang]), lang
+    assert pages["en"] == every_page and pages["de"] == every_page
+    titles = {lang: {doc["title"] for doc in search_index(built_site, lang)["docs"]} for lang in ("en", "de")}
+    assert "Hardware comparison" in titles["en"] and "Hardware comparison" not in titles["de"]
+    assert "Hardware-Vergleich" in titles["de"] and "Hardware-Vergleich" not in titles["en"]
+
+
+@pytest.mark.parametrize("lang, page", [("en", "compare/index.html"), ("de", "de/compare/index.html"),
+                                        ("en", "index.html"), ("de", "de/index.html"), ("de", "de/404.html")])
+def test_material_searches_from_the_pages_language_folder(built_site, lang, page):
+    """Material resolves its search index and the results against the "base" of the page's configuration
+    script: a German page's base is /de/, an English page's the site root."""
+    import json
+    from urllib.parse import urljoin, urlparse
+
+    html = (built_site / page).read_text(encoding="utf-8")
+    config = json.loads(re.search(r'<script id="__config" type="application/json">(.*?)</script>', html, re.S)[1])
+    page_url = "http://localhost:8000/" + page.removesuffix("index.html")
+    index_url = urljoin(urljoin(page_url, config["base"]), "search/search_index.json")
+    assert urlparse(index_url).path == ("/de/search/search_index.json" if lang == "de" else "/search/search_index.json")
 
 
 def test_no_third_party_assets_referenced(built_site):
