@@ -179,6 +179,8 @@ def test_wide_tables_show_a_shade_where_they_can_scroll_at_1366_px(browser, site
     assert box.evaluate("(b) => getComputedStyle(b, '::before').opacity") == "1"
     # With a mouse, a figure's source shows in Material's tooltip on hover.
     assert source_tooltips_after_hovering_a_cell(page) == 1
+    page.locator("table[data-atlas-table] td[title]").first.click()
+    assert page.locator(".atlas-cell-tip").count() == 0  # a tap's bubble is for screens without hover
     context.close()
 
 
@@ -216,6 +218,25 @@ def test_compare_table_keeps_header_and_device_column_in_view_on_a_phone(browser
     assert page.evaluate("matchMedia('(hover: none)').matches")
     assert page.locator("table[data-atlas-table] td[title]").count() > 1000
     assert source_tooltips_after_hovering_a_cell(page) == 0
+    # A tap on a figure shows its source in one bubble below it, inside the screen; a second tap closes it, a tap
+    # on a device's short name shows its full name, scrolling the table sideways closes it.
+    figure = table.locator("tbody td[title^='Source:'], tbody td[title^='Quelle:']").nth(5)
+    figure.scroll_into_view_if_needed()
+    figure.tap()
+    tip = page.locator(".atlas-cell-tip")
+    assert tip.is_visible() and tip.inner_text() == figure.get_attribute("title")
+    assert tip.inner_text().startswith("Quelle:" if lang else "Source:")
+    tip_box, figure_box = tip.bounding_box(), figure.bounding_box()
+    assert 0 <= tip_box["x"] and tip_box["x"] + tip_box["width"] <= 390
+    assert 0 <= tip_box["y"] - (figure_box["y"] + figure_box["height"]) <= 8
+    figure.tap()
+    assert not tip.is_visible()
+    name = table.locator("tbody th[title]").nth(2)
+    name.tap()
+    assert tip.is_visible() and tip.inner_text() == name.get_attribute("title") != name.inner_text()
+    wrap.evaluate("(w) => { w.scrollLeft = 0; }")
+    page.wait_for_function("() => document.querySelector('.atlas-cell-tip').hidden")
+    assert page.locator(".atlas-cell-tip").count() == 1  # one bubble for the page
     context.close()
 
 

@@ -1,6 +1,7 @@
 // The data-set tables in the browser: sorting (tablesort is vendored from npm, see package.json), a shade at
 // each edge a wide table can still scroll to, the filters of the comparison page (state in the address's
-// query: kind, vendor, segment, min_memory_gib, max_price_usd) and the figures' source toggletips.
+// query: kind, vendor, segment, min_memory_gib, max_price_usd), the figures' source toggletips and, on screens
+// without hover, the table cells' sources on a tap.
 // Runs on every page load through Material's document$ observable.
 (function () {
   var FILTER_KEYS = ["kind", "vendor", "segment", "min_memory_gib", "max_price_usd"];
@@ -260,6 +261,49 @@
   }
 
   document.addEventListener("click", function () { closeTips(null); });
+
+  // --- cell sources on screens without hover -----------------------------------------------
+  // The title of a table cell (a figure's source, a short name's full name) shows on hover; without hover a tap
+  // on the cell shows it in one bubble below the cell, as the home page promises ("tap a number"). One listener
+  // and one bubble for the page instead of a control per cell: the comparison page has some 1,950 such cells.
+  // A second tap on the cell, a tap elsewhere, scrolling the table or turning the phone closes it.
+  var CELL_WITH_TITLE = "table[data-atlas-table] td[title], table[data-atlas-table] tbody th[title]";
+  var cellTip = null;
+  var cellTipFor = null;
+
+  function closeCellTip() {
+    if (cellTip) cellTip.hidden = true;
+    cellTipFor = null;
+  }
+
+  function showCellTip(cell) {
+    if (!cellTip) {
+      cellTip = document.createElement("div");
+      cellTip.className = "atlas-cell-tip";
+      cellTip.setAttribute("role", "status");
+      document.body.appendChild(cellTip);
+    }
+    cellTip.textContent = cell.getAttribute("title");
+    cellTip.hidden = false;
+    cellTipFor = cell;
+    var at = cell.getBoundingClientRect();
+    var room = document.documentElement.clientWidth;
+    var left = Math.max(8, Math.min(at.left, room - cellTip.offsetWidth - 8));
+    cellTip.style.left = left + window.scrollX + "px";
+    cellTip.style.top = at.bottom + window.scrollY + 4 + "px";
+  }
+
+  if (HOVERLESS) {
+    document.addEventListener("click", function (event) {
+      var cell = event.target.closest ? event.target.closest(CELL_WITH_TITLE) : null;
+      if (!cell || cell === cellTipFor || event.target.closest("a, button, input, select, label")) closeCellTip();
+      else showCellTip(cell);
+    });
+    document.addEventListener("scroll", function (event) {
+      if (event.target !== document) closeCellTip();  // a table scrolled sideways: the bubble would point elsewhere
+    }, true);
+    window.addEventListener("resize", closeCellTip);
+  }
 
   document$.subscribe(function () {
     document.querySelectorAll("table[data-sortable]").forEach(function (table) {
