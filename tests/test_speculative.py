@@ -92,10 +92,62 @@ def test_engines_and_models_that_cannot_are_refused_in_the_readers_language(lang
                    draft_model="qwen3-0.6b", acceptance_percent="60")
     assert [e["key"] for e in found] == ["error.draft_vocab"]
     assert l10n.format_number(151936, lang, 0) in found[0]["message"]
-    found = errors("speed", lang, model="llama-3.1-70b", device="h100-sxm", engine="vllm", speculative="draft")
-    assert sorted(e["field"] for e in found) == ["draft_model"]  # the acceptance rate has a default by task type
-    for e in found:
-        assert "None" not in e["message"]
+    # No draft model named and none in the list small enough with the model's tokenizer: the field says so.
+    found = errors("speed", lang, model="mistral-small-3.2-24b", device="h100-sxm", engine="vllm", speculative="draft")
+    assert [(e["field"], e["key"]) for e in found] == [("draft_model", "error.no_default_draft")]
+    assert "Mistral Small 3.2 24B" in found[0]["message"] and "None" not in found[0]["message"]
+    found = errors("speed", lang, model="llama-3.1-70b", device="h100-sxm", engine="vllm", speculative="draft",
+                   draft_model="custom")
+    assert [e["key"] for e in found] == ["error.draft_custom"]
+
+
+@pytest.mark.parametrize(("model_id", "expected"), [
+    ("llama-3.1-70b", "llama-3.2-1b"),  # the help text's example
+    ("llama-3.1-8b", "llama-3.2-1b"),
+    ("qwen3-32b", "qwen3-0.6b"),
+    ("qwen3-30b-a3b", "qwen3-0.6b"),  # 0.6 B against 3.3 B read per token
+    ("gemma-3-27b", "gemma-3-270m"),
+    ("gemma-2-27b", "gemma-2-9b"),
+    ("deepseek-r1-distill-llama-70b", "deepseek-r1-distill-llama-8b"),  # DeepSeek's own, not Meta's 1B
+    ("mistral-7b", None),  # Llama 2 7B has its vocabulary size, not its publisher (nor its tokenizer)
+    ("minimax-m2.5", None),  # Phi-4-mini: the same vocabulary size, another tokenizer
+    ("gpt-oss-120b", None),  # gpt-oss-20b reads 3.6 B parameters a token, more than half of 5.1 B
+    ("llama-3.2-1b", None),  # the smallest of its kind
+    ("custom", None),
+])
+def test_the_automatic_draft_model_is_the_smallest_of_the_same_publisher_and_vocabulary(model_id, expected):
+    assert speculative.default_draft(model_id, catalog().models) == expected
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_a_draft_model_left_empty_is_chosen_and_named(lang):
+    params = {k: v for k, v in DRAFT.items() if k != "draft_model"}
+    spec = result("speed", params, lang)["device"]["speculative"]
+    assert (spec["draft_model"], spec["draft_model_name"]) == ("llama-3.2-1b", "Llama 3.2 1B")
+    assert spec == result("speed", DRAFT, lang)["device"]["speculative"]  # as if the reader had picked it
+    sentence = next(n["message"] for n in result("speed", params, lang)["notes"]
+                    if n["key"].startswith("note.speculative_draft"))
+    assert "Llama 3.2 1B" in sentence
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_the_draft_model_picker_starts_empty_and_offers_only_presets(lang):
+    """The page's draft-model select starts on "automatic" (so a shared link carries no draft model unless the
+    reader picked one: it showed DeepSeek-R1, the first name, and put it into every link) and offers no custom
+    architecture (a draft model must be a preset)."""
+    import re
+
+    from atlas.core.calcview import form
+
+    html = form.form_html("speed", form.initial_values("speed", {"model": "llama-3.1-8b"}, catalog()), lang,
+                          catalog())
+    select = re.search(r'<select id="calc-speed-draft-model"[^>]*>(.*?)</select>', html, re.S)[1]
+    values = re.findall(r'<option value="([^"]*)"', select)
+    assert values[0] == "" and re.search(r"<option value=\"\">([^<]*)<", select)[1] == l10n.t(
+        lang, "calc.auto.draft_model")
+    assert "custom" not in values and sorted(values[1:]) == sorted(catalog().models)
+    model = re.search(r'<select id="calc-speed-model"[^>]*>(.*?)</select>', html, re.S)[1]
+    assert 'value="custom"' in model and '<option value="">' not in model
 
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)

@@ -190,12 +190,15 @@ def resolve_draft(values: dict, model: ModelSpec | None, opts: Options, device: 
     if method == "mtp" and not model.mtp_layers:
         problems.append(error("speculative", "error.no_mtp", model=model.name))
     if method == "draft":
-        if values.get("draft_model") is None:
-            problems.append(error("draft_model", "error.required", field="draft_model"))
-        elif values["draft_model"] == CUSTOM:
+        draft_id = values.get("draft_model")
+        if draft_id is None:  # the smallest preset of the same publisher and tokenizer
+            draft_id = speculative.default_draft(model.id, catalog.models)
+            if draft_id is None:
+                problems.append(error("draft_model", "error.no_default_draft", model=model.name))
+        if draft_id == CUSTOM:
             problems.append(error("draft_model", "error.draft_custom"))
-        else:
-            draft = ModelSpec.from_preset(values["draft_model"], catalog.models[values["draft_model"]])
+        elif draft_id is not None:
+            draft = ModelSpec.from_preset(draft_id, catalog.models[draft_id])
             if draft.vocab != model.vocab:
                 problems.append(error("draft_model", "error.draft_vocab", draft=draft.name, model=model.name,
                                       draft_vocab=draft.vocab, vocab=model.vocab))

@@ -58,6 +58,30 @@ def mtp_params(model: ModelSpec) -> float:
     return model.count_params(mtp=True) - model.count_params()
 
 
+# A drafter is worth running only well below the model's size: its steps, k per run, cost time the model's accepted
+# tokens must win back. The automatic choice reads at most this share of the parameters the model reads per token.
+DRAFT_MAX_ACTIVE_SHARE = 0.5
+
+
+def default_draft(model_id: str, presets: dict) -> str | None:
+    """The draft model a reader who names none gets: of the presets (``{id: model preset}``) by the same publisher
+    with the same vocabulary (the tokenizer a draft must share), the one that reads the fewest parameters per token,
+    if it reads at most ``DRAFT_MAX_ACTIVE_SHARE`` of the model's; None where no preset qualifies (a custom model too).
+    Llama 3.2 1B for Llama 3.1 70B, Qwen3 0.6B for Qwen3-32B, Gemma 3 270M for Gemma 3 27B."""
+    model = presets.get(model_id)
+    if model is None:
+        return None
+
+    def active_b(preset: dict) -> float:
+        return preset["parameters"].get("active_b", preset["parameters"]["total_b"])
+
+    candidates = [(active_b(preset), draft_id) for draft_id, preset in presets.items()
+                  if draft_id != model_id and preset["vendor"] == model["vendor"]
+                  and preset["architecture"]["vocab"] == model["architecture"]["vocab"]
+                  and active_b(preset) <= DRAFT_MAX_ACTIVE_SHARE * active_b(model)]
+    return min(candidates)[1] if candidates else None
+
+
 def default_drafted(method: str, model: ModelSpec) -> int:
     """Tokens drafted per run when the reader sets none: one per MTP module, the vLLM example's 5 for a draft model."""
     return max(model.mtp_layers, 1) if method == "mtp" else int(d.SPEC_DRAFT_TOKENS.value)

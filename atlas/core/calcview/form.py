@@ -138,8 +138,9 @@ def device_name(device: dict, lang: str = "en") -> str:
 
 def choices(param: Param, catalog) -> list[str]:
     """The values a select offers, in display order."""
-    if param.kind == "model":
-        return sorted(catalog.models, key=lambda m: catalog.models[m]["name"].lower()) + [CUSTOM]
+    if param.kind == "model":  # a custom architecture is typed in for the model only, never for a draft model
+        presets = sorted(catalog.models, key=lambda m: catalog.models[m]["name"].lower())
+        return presets + [CUSTOM] if param.name == "model" else presets
     if param.kind == "device":  # a device sold with several memory sizes once per size, smallest first
         ordered = sorted(catalog.devices, key=lambda d: device_name(catalog.devices[d]).lower())
         return [value for d in ordered
@@ -206,8 +207,10 @@ def gpu_detect_html(command: str, lang: str) -> str:
 
 def _select(param: Param, value, command: str, lang: str, catalog) -> str:
     options = []
-    optional_device = param.name == "device" and command == "vram"  # the verdict needs no device
-    if param.default is None and param.kind != "model" and (param.name != "device" or optional_device):
+    # An empty first choice where the estimator fills one in: not for the model, nor for the device except in the
+    # memory calculator (its verdict needs none); the draft model's is the smallest of the same tokenizer.
+    optional_device = param.name == "device" and command == "vram"
+    if param.default is None and param.name != "model" and (param.name != "device" or optional_device):
         key = f"calc.auto.{command}.{param.name}"
         key = key if key in l10n.labels(lang) else f"calc.auto.{param.name}"
         options.append(el("option", text(l10n.t(lang, key)), value=""))
