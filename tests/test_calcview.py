@@ -103,6 +103,26 @@ def test_speed_without_baseline_shows_the_time():
 
 
 @pytest.mark.parametrize("lang", l10n.LANGUAGES)
+@pytest.mark.parametrize("params, parts", [
+    # one Apple GPU: its matrix-vector products overlap the weight reads at batch 1, so compute is 0 and the fixed
+    # cost per step is the rest of the time
+    ({"model": "qwen3-30b-a3b", "device": "apple-m4-max"}, ["compute", "memory", "overhead"]),
+    # four H100s in tensor parallel: their all-reduces too
+    ({"model": "llama-3.1-70b", "device": "h100-sxm", "num_devices": 4, "engine": "vllm"},
+     ["compute", "memory", "overhead", "communication"]),
+])
+def test_the_time_table_shows_every_part_of_a_step_and_they_add_up(params, parts, lang):
+    out = render("speed", params, lang)
+    shown = {p: (raw, text) for p, raw, text in result_elements(out["html"])}
+    keys = [f"device.{part}_time_s" for part in parts]
+    assert [k for k in shown if k.endswith("_time_s") and k != "device.time_s"] == keys
+    assert sum(shown[k][0] for k in keys) == pytest.approx(shown["device.time_s"][0], rel=1e-9)
+    assert all(shown[k][1] == numbers.duration(shown[k][0], lang) for k in keys)
+    label = l10n.t(lang, "calc.row.overhead_time")
+    assert f'<th scope="row">{label}</th>' in out["html"]
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
 @pytest.mark.parametrize(
     "params,field,key",
     [

@@ -305,7 +305,7 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Opti
 # it, the command line and the page show "does not fit" in their place (the device's own figures, its peak,
 # bandwidth, power and hourly price, stay).
 RUN_FIGURES = ("time_s", "tokens_per_s", "tokens_per_s_per_sequence", "bound", "compute_time_s", "memory_time_s",
-               "attainable_tflops", "cost.usd_per_million_tokens", "energy.joules_per_token",
+               "overhead_time_s", "communication_time_s", "attainable_tflops", "cost.usd_per_million_tokens", "energy.joules_per_token",
                "energy.kwh_per_million_tokens", "energy.usd_per_million_tokens", "device_hours", "energy_kwh",
                "cost_usd")
 

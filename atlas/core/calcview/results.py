@@ -490,6 +490,11 @@ def speed_html(result: dict, lang: str) -> str:
         ("bound", _t(lang, "calc.row.bound"), lambda v: _t(lang, f"bound.{v}")),
         ("compute_time_s", _t(lang, "calc.row.compute_time"), lambda v: numbers.duration(v, lang)),
         ("memory_time_s", _t(lang, "calc.row.memory_time"), lambda v: numbers.duration(v, lang)),
+        # the rest of the time, where a device spends any: the parts then add up to the time per step
+        *((key, _t(lang, label), lambda v: numbers.duration(v, lang))
+          for key, label in (("overhead_time_s", "calc.row.overhead_time"),
+                             ("communication_time_s", "calc.row.communication_time"))
+          if any(entry.get(key) for _, entry in entries)),
         ("peak_tflops", _t(lang, "calc.row.peak", unit=tflops), lambda v: numbers.significant(v, lang, 4)),
         ("precision", _t(lang, "calc.row.precision"), lambda v: _t(lang, f"precision.{v}")),
         ("unit", _t(lang, "calc.row.unit"), lambda v: _t(lang, f"unit_kind.{v}")),
