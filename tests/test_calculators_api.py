@@ -45,6 +45,19 @@ def test_unknown_names_list_close_matches():
     assert e["field"] == "device" and "h100-sxm" in e["params"]["suggestions"]
 
 
+@pytest.mark.parametrize(("field", "typed", "first"), [
+    ("device", "rtx-4060-ti", ["rtx-4060-ti-16gb"]),  # the memory size left off: spelling alone put it 4th
+    ("device", "4090", ["rtx-4090", "rtx-4090-laptop"]),  # the number alone
+    ("device", "m4-max", ["apple-m4-max"]),
+    ("model", "qwen3-30b", ["qwen3-30b-a3b"]),
+])
+def test_a_name_left_short_suggests_the_names_it_begins(field, typed, first):
+    params = {"model": "llama-3.1-8b", "device": "rtx-4090", field: typed}
+    (e,) = errors("speed", **params)
+    assert e["field"] == field and e["params"]["suggestions"][:len(first)] == first
+    assert len(e["params"]["suggestions"]) == 3
+
+
 @pytest.mark.parametrize(
     "params, field, key",
     [

@@ -364,12 +364,16 @@ def params_for(command: str) -> list[Param]:
 
 
 def suggestions(value: str, choices) -> list[str]:
-    """Close matches of ``value`` among ``choices`` (at most 3), or the first few choices when none is close."""
+    """At most 3 of ``choices`` for an unknown ``value``: those that begin with it (a size or variant left off:
+    "rtx-4060-ti" for "rtx-4060-ti-16gb"), then those with a part that does ("4090" for "rtx-4090"), then the
+    closest by spelling; where none is close, those containing it; the first few choices when nothing matches."""
     choices = list(choices)
-    close = difflib.get_close_matches(value, choices, n=3, cutoff=0.5)
+    begun = [c for c in choices if value and c.startswith(value)]
+    begun += [c for c in choices if value and c not in begun and f"-{value}" in c]
+    close = begun + [c for c in difflib.get_close_matches(value, choices, n=3, cutoff=0.5) if c not in begun]
     if not close:
-        close = [c for c in choices if value and (value in c or c in value)][:3]
-    return close or choices[:8]
+        close = [c for c in choices if value and (value in c or c in value)]
+    return close[:3] or choices[:8]
 
 
 def parse_number(text: str, integer: bool) -> float:
