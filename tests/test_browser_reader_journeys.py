@@ -97,6 +97,18 @@ def test_how_much_faster_is_an_h100_than_my_rtx_3090(browser, site_server, lang)
     assert summary == expected_summary("speed", params, lang)
     assert ("faster than RTX 3090" if lang == "en" else "schneller als RTX 3090") in summary
     assert_matches_cli(pg, "speed", params, lang)
+    # The sticky answer (the speed, its costs on two devices, the comparison) shows three lines while it sticks;
+    # a tap shows all of it, another folds it again.
+    bar = "[data-calc-summary]"
+    size = "e => [e.clientHeight, e.scrollHeight, parseFloat(getComputedStyle(e).lineHeight)]"
+    shown, whole, line = pg.eval_on_selector(bar, size)
+    assert whole > shown and shown <= 3 * line + 20, (shown, whole, line)
+    pg.tap(bar)
+    shown_open, whole_open, _ = pg.eval_on_selector(bar, size)
+    assert shown_open == whole_open > 4 * line
+    pg.tap(bar)
+    assert pg.eval_on_selector(bar, size)[0] == shown
+    assert pg.console_errors == []
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])

@@ -124,6 +124,8 @@ class Calculator {
     this.share = root.querySelector("[data-calc-share]");
     this.runButton = root.querySelector("[data-calc-run]");
     this.summary = root.querySelector("[data-calc-summary]");
+    // The sticky answer shows three lines; a tap shows the rest, another tap folds it again.
+    if (this.summary) this.summary.addEventListener("click", () => this.summary.toggleAttribute("data-expanded"));
     this.importBox = root.querySelector("[data-calc-import]");
     if (this.importBox) {
       this.importBox.querySelector("[data-import-run]").addEventListener("click", () => this.importModel());
