@@ -243,6 +243,26 @@ def test_the_owner_of_a_64_gb_m3_max_picks_it_and_gpt_oss_120b_needs_the_128_gb_
     assert pg.console_errors == []
 
 
+@pytest.mark.parametrize(("lang", "size"), [("en", "phone"), ("de", "desktop")])
+def test_switching_language_keeps_the_answer(browser, site_server, lang, size):
+    """A reader who has an answer and switches language gets the same answer in the other language: the
+    switcher carries the inputs (the address's query, rewritten as they type) to the other language's page."""
+    other = "de" if lang == "en" else "en"
+    pg = open_page(browser, size)
+    pg.goto(page_url(site_server, lang, "vram", "?model=gpt-oss-20b"))
+    assert wait_status(pg, "ready") == "ready"
+    pick_device(pg, "vram", "device", "4090")  # the calculator writes it into the address
+    params = {"model": "gpt-oss-20b", "device": "rtx-4090"}
+    pg.evaluate("window.scrollTo(0, 0)")
+    assert visible_answer(pg, size) == expected_summary("vram", params, lang)
+    pg.click(".md-header .md-select > button")  # the language icon opens the list
+    pg.click(f'.md-select__link[hreflang="{other}"]')
+    pg.wait_for_url(page_url(site_server, other, "vram", "?model=gpt-oss-20b&device=rtx-4090"))
+    assert wait_status(pg, "ready") == "ready"
+    assert visible_answer(pg, size) == expected_summary("vram", params, other)
+    assert pg.console_errors == []
+
+
 @pytest.mark.parametrize("lang, size, ready, query, first_result, label", [
     # Words the pages of both languages use: each language's index holds its own pages only (macros/search_hooks.py).
     ("en", "desktop", "Type to start searching", "Roofline", "/kernels/intensity/", "matching documents"),
