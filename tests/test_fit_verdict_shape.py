@@ -137,3 +137,29 @@ def test_the_shape_check_rejects_the_old_key_names_and_wrong_types(run):
         check({**verdict, "gpu_share": "1.0"}, fit.Verdict, "verdict")
     with pytest.raises(AssertionError, match="not an integer"):
         check({**verdict, "suggestions": {**verdict["suggestions"], "num_devices": 6.5}}, fit.Verdict, "verdict")
+
+
+def test_no_suggestion_offers_more_bits_than_the_model_is_published_in():
+    """FP32 copies of a BF16 checkpoint (or BF16 of gpt-oss's MXFP4) hold no more than the published weights:
+    neither "fits too" nor "best format that fits" offers them (the command line named FP32 the best format for
+    every small model on an RTX 4090)."""
+    from atlas.core.calculators.memory import beyond_published, weight_bytes
+    from atlas.core.calculators.models import ModelSpec
+    from calculators_support import ok
+
+    small = ok("vram", model="llama-3.2-1b", device="rtx-4090")["verdict"]
+    assert small["fits"] and small["suggestions"]["formats"] == []
+    short = ok("vram", model="llama-3.1-70b", device="rtx-4090")["verdict"]  # BF16 does not fit: 2-bit GGUF does
+    assert not short["fits"] and [f["weights"] for f in short["suggestions"]["formats"]][:1] == ["iq2_xs"]
+    presets = {row["model"]: row for row in ok("fit", device="rtx-4090")["presets"]}
+    assert presets["llama-3.2-1b"]["best_format"] == "bf16"
+    assert presets["gpt-oss-20b"]["best_format"] == "mxfp4"  # published in MXFP4
+    assert presets["llama-2-13b"]["best_format"] == "q8_0"  # 26 GB in 16 bits: the richest that fits
+    models = catalog().models
+    for model_id, row in presets.items():
+        model = ModelSpec.from_preset(model_id, models[model_id])
+        quant = types.SimpleNamespace(group_size=128, double_quant=True, bpw=None)
+        assert row["best_format"] is None or not beyond_published(model, row["best_format"], quant), model_id
+        assert not beyond_published(model, model.published_format or "bf16", quant)
+        assert beyond_published(model, "fp32", quant) == (model.published_format != "fp32")
+        assert weight_bytes(model, "fp32") > 0

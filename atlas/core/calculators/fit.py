@@ -34,6 +34,7 @@ from atlas.core.calculators.memory import (
     _largest,
     _per_device,
     _replica,
+    beyond_published,
     expert_offload,
     weight_bytes,
 )
@@ -248,11 +249,13 @@ def _devices_needed(model: ModelSpec, opts: Options, device: dict, gpu_layers: i
 def _formats(model: ModelSpec, opts: Options, device: dict, gpu_layers: int | None, extra_bytes: float,
              usable: float, fits_here: bool) -> list[FormatTip]:
     """Fits here: the formats with more memory that fit too; else the ones with the most memory that fit. Only
-    formats an engine on this device reads (MLX's only on Apple silicon)."""
+    formats an engine on this device reads (MLX's only on Apple silicon) and none beyond the published one."""
     quant = opts.quantisation
     rows = []
     for name in d.WEIGHT_FORMATS:
         if d.WEIGHT_FORMATS[name].kind == "mlx" and not engines.runs_on("mlx", device):
+            continue
+        if beyond_published(model, name, quant):
             continue
         need = need_bytes(model, _with(opts, weights=name), device, gpu_layers) + extra_bytes
         size = weight_bytes(model, name, quant.group_size, quant.double_quant, quant.bpw)

@@ -709,6 +709,15 @@ def max_batch(model: ModelSpec, opts: Options, device_id: str, device: dict, num
     return out
 
 
+def beyond_published(model: ModelSpec, weights: str, quant) -> bool:
+    """Whether ``weights`` stores ``model`` in more bytes than the format it is published in (BF16 where the preset
+    names none, as for a custom model): more bits than the checkpoint holds add memory and time, not quality, so
+    no suggestion offers such a format (FP32 for a BF16 model, BF16 for gpt-oss's MXFP4)."""
+    args = (quant.group_size, quant.double_quant, quant.bpw)
+    published = weight_bytes(model, model.published_format or "bf16", *args)
+    return weight_bytes(model, weights, *args) > published * (1 + 1e-9)
+
+
 def formats_that_fit(model: ModelSpec, opts: Options, device_id: str, device: dict,
                      num_devices: int = 1) -> dict:
     """Memory per weight format for this model, context and batch, and whether it fits; most bits first."""
@@ -734,7 +743,7 @@ def formats_that_fit(model: ModelSpec, opts: Options, device_id: str, device: di
 
 def presets_that_fit(models: dict, opts: Options, device_id: str, device: dict, num_devices: int = 1) -> dict:
     """For each preset (``{id: preset dict}``): memory per device in ``opts.quantisation.weights`` at ``opts.run.context``,
-    whether it fits, and the format with the most bits per weight that fits."""
+    whether it fits, and the format with the most bits per weight that fits, up to the one it is published in."""
     quant = opts.quantisation
     usable = dev.usable_bytes(device)
     rows = []
@@ -744,7 +753,8 @@ def presets_that_fit(models: dict, opts: Options, device_id: str, device: dict, 
         best = None
         for name in sorted(d.WEIGHT_FORMATS, key=lambda f: -weight_bytes(model, f, quant.group_size,
                                                                           quant.double_quant, quant.bpw)):
-            if _fits(model, opts.replace(weights=name), device, num_devices):
+            if not beyond_published(model, name, quant) and _fits(model, opts.replace(weights=name), device,
+                                                                  num_devices):
                 best = name
                 break
         rows.append({"model": model_id, "name": model.name, "params_b": model.params / 1e9,
