@@ -39,6 +39,23 @@ def test_unknown_name_is_one_line_with_close_matches_and_exit_2():
     assert out.returncode == 2 and "q4_k_m" in out.stderr
 
 
+def test_an_option_of_another_command_is_refused_not_read_as_a_longer_one(capsys):
+    """argparse took "--mode" on speed (which has no --mode) for an abbreviation of --model: "qlora" became the
+    model and the answer an unknown-model error. Options are only ever read in full."""
+    import pytest
+
+    from atlas.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["speed", "--model", "llama-3.1-8b", "--workload", "training", "--mode", "qlora"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "unrecognized arguments: --mode qlora" in err and "Model" not in err
+    with pytest.raises(SystemExit):
+        main(["vram", "--model", "llama-3.1-8b", "--dev", "rtx-4090"])  # --device, abbreviated
+    assert "unrecognized arguments: --dev" in capsys.readouterr().err
+    assert main(["vram", "--model", "llama-3.1-8b", "--mode", "qlora", "--device", "rtx-4090", "--json"]) == 0
+
+
 def test_export_data_writes_the_catalog(tmp_path):
     target = tmp_path / "atlas-data.json"
     out = run("export-data", str(target))

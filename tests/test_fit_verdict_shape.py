@@ -163,3 +163,24 @@ def test_no_suggestion_offers_more_bits_than_the_model_is_published_in():
         assert not beyond_published(model, model.published_format or "bf16", quant)
         assert beyond_published(model, "fp32", quant) == (model.published_format != "fp32")
         assert weight_bytes(model, "fp32") > 0
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_training_that_fits_only_with_gradient_checkpointing_says_so(lang):
+    """QLoRA of an 8B model at 4,096 tokens needs ~26 GiB without recomputing activations, ~10 GiB with it (PEFT
+    turns it on for QLoRA by default): on a 24 GB card the answer names that setting and what it then needs."""
+    from atlas.core import calcview, l10n
+    from atlas.core.calcview import numbers
+    from calculators_support import ok
+
+    params = {"model": "llama-3.1-8b", "mode": "qlora", "device": "rtx-4090"}
+    short = ok("vram", lang, **params)["verdict"]
+    recomputed = ok("vram", lang, **params, gradient_checkpointing="true")["verdict"]
+    assert not short["fits"] and recomputed["fits"]
+    assert short["suggestions"]["gradient_checkpointing_gib"] == pytest.approx(recomputed["need_gib"])
+    assert recomputed["suggestions"]["gradient_checkpointing_gib"] is None
+    assert ok("vram", lang, model="llama-3.1-70b", device="rtx-4090")["verdict"]["suggestions"][
+        "gradient_checkpointing_gib"] is None  # inference: no activations to recompute
+    html = calcview.render({"command": "vram", "params": params, "lang": lang}, catalog())["html"]
+    sentence = l10n.t(lang, "verdict.suggest.gradient_checkpointing", gib="@").split("@")[0]
+    assert sentence in html and numbers.gib(recomputed["need_gib"], lang) in html

@@ -51,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                           ("speed", "time and tokens/s on a device, and the speedup over a baseline"),
                           ("fit", "on one device: longest context, concurrent sequences and weight formats that "
                                   "fit a model, or which models fit")):
-        cmd = sub.add_parser(command, help=text, description=text)
+        # No abbreviations: "--mode" (a vram option) on speed would otherwise be read as "--model".
+        cmd = sub.add_parser(command, help=text, description=text, allow_abbrev=False)
         for param in params_for(command):
             if param.kind == "bool":
                 cmd.add_argument(param.option, dest=param.name, nargs="?", const="true", default=None,

@@ -92,6 +92,9 @@ class Suggestions(TypedDict):
     configuration_gib: float | None  # a memory size the device is sold in that holds it, when not the one assumed
     moe_offload: MoeOffload | None  # does not fit: the fewest MoE layers whose experts go to system RAM
     devices: list[DeviceTip]  # does not fit: the smallest other devices that hold it alone
+    # training that does not fit without recomputing activations: the need per device with gradient checkpointing,
+    # when that fits (PEFT's QLoRA recipe turns it on by default)
+    gradient_checkpointing_gib: float | None
 
 
 class Verdict(TypedDict):
@@ -189,7 +192,8 @@ def verdict(model: ModelSpec, opts: Options, device: dict, *, device_id: str | N
         "ram_ignored": ram_gib is not None and offload is None and not fits_here,
         "configurations_gib": sizes if len(sizes) > 1 else [],
         "suggestions": {"max_context": None, "max_context_limited_by": None, "formats": [], "num_devices": None,
-                        "gpu_layers": None, "configuration_gib": None, "moe_offload": None, "devices": []},
+                        "gpu_layers": None, "configuration_gib": None, "moe_offload": None, "devices": [],
+                        "gradient_checkpointing_gib": None},
     }
     if fits_here and not suggest_when_fits:
         return out
@@ -211,6 +215,9 @@ def verdict(model: ModelSpec, opts: Options, device: dict, *, device_id: str | N
     if fits_here:
         return out
     tips["num_devices"] = _devices_needed(model, opts, device, gpu_layers, extra_bytes, usable)
+    if opts.trains and not opts.training.gradient_checkpointing:
+        recomputed = need_bytes(model, _with(opts, gradient_checkpointing=True), device, gpu_layers) + extra_bytes
+        tips["gradient_checkpointing_gib"] = recomputed / d.GIB if recomputed <= usable else None
     if discrete and engine in (None, "llama.cpp"):
         layers = next((k for k in range(model.layers - 1, 0, -1)
                        if _need(model, per, device, k) + extra_bytes <= usable), None)
