@@ -39,7 +39,7 @@ from atlas.core.calculators import energy as power
 from atlas.core.calculators import speed_model as sm
 from atlas.core.calculators.energy import energy_kwh
 from atlas.core.calculators.inputs import Options
-from atlas.core.calculators.memory import _per_device, kv_cache_bytes, weight_bytes
+from atlas.core.calculators.memory import _largest, _per_device, kv_cache_bytes, weight_bytes
 from atlas.core.calculators.messages import Message, ValidationError, error, render_text
 from atlas.core.calculators.models import ModelSpec
 
@@ -165,6 +165,41 @@ def fit_verdict(model: ModelSpec, opts: Options, device: dict, engine: str, extr
 MIN_CONTEXT_TIP = 512  # tokens: a shorter context is no configuration to run instead
 
 
+def training_memory_options(opts: Options, n: int) -> Options:
+    """Full training on ``n`` devices as the memory calculator counts it: weights, gradients, the optimiser's states
+    (its default, AdamW) and the activations of ``opts.run.batch`` sequences of ``opts.run.context`` tokens; over
+    several devices data parallel and fully sharded (ZeRO-3/FSDP: each holds a share of the weights, gradients and
+    states, and the activations of its own sequences)."""
+    return Options(quantisation=opts.quantisation).replace(
+        mode="full", context=opts.run.context, batch=opts.run.batch, num_devices=n, zero=3 if n > 1 else 0,
+        gradient_checkpointing=opts.training.gradient_checkpointing)
+
+
+def training_devices_needed(model: ModelSpec, opts: Options, device: dict) -> int | None:
+    """The fewest devices (more than the reader's) on which full training fits (``training_memory_options``); None
+    when no number does: the activations do not shrink with more data-parallel devices."""
+    usable = dev.usable_bytes(device)
+
+    def short_on(n: int) -> bool:
+        return fit.need_bytes(model, training_memory_options(opts, n), device) > usable
+
+    if short_on(d.MAX_DEVICES_FOR_FIT):
+        return None
+    most = _largest(short_on, opts.placement.num_devices, d.MAX_DEVICES_FOR_FIT)
+    return (most or opts.placement.num_devices) + 1
+
+
+def training_verdict(model: ModelSpec, opts: Options, device: dict, device_id: str | None = None) -> fit.Verdict:
+    """``fit.verdict`` for full training on ``opts.placement.num_devices`` of ``device`` (``training_memory_options``);
+    when it does not fit, the devices it needs in that same setting (not one replica split evenly, activations
+    included, as the memory calculator's list of devices counts)."""
+    out = fit.verdict(model, training_memory_options(opts, opts.placement.num_devices), device, device_id=device_id,
+                      suggest_when_fits=False)
+    if not out["fits"]:
+        out["suggestions"]["num_devices"] = training_devices_needed(model, opts, device)
+    return out
+
+
 def fit_changes(verdict: fit.Verdict, opts: Options) -> dict:
     """The verdict's suggestions as changes of the speed calculator's options, nearest first (``INSTEAD_ORDER``):
     experts to system RAM, layers on the GPU, the format with the most memory that fits, a shorter context, more
@@ -173,6 +208,8 @@ def fit_changes(verdict: fit.Verdict, opts: Options) -> dict:
         return {}
     tips = verdict["suggestions"]
     changes = {}
+    if tips.get("gradient_checkpointing_gib"):
+        changes["gradient_checkpointing"] = True
     if tips["moe_offload"]:
         changes["moe_offload"] = "fit"
     if tips["gpu_layers"]:
@@ -330,6 +367,8 @@ def fit_notes(device_result: dict, opts: Options) -> list[Message]:
     out.append(Message("note.does_not_fit", {"needed": verdict["need_gib"], "available": verdict["usable_gib"],
                                              "short": -verdict["margin_gib"]}))
     tips = fit_changes(verdict, opts)
+    if "gradient_checkpointing" in tips:
+        out.append(Message("note.fit_gradient_checkpointing", {}))
     if "weights" in tips:
         out.append(Message("note.fit_weights", {"weights": tips["weights"]}))
     if "context" in tips:
@@ -421,7 +460,7 @@ class Sentences(Message):
 
 
 # The nearest change first; a mixture of experts keeps its experts in system RAM before whole layers go there.
-INSTEAD_ORDER = ("moe_offload", "gpu_layers", "weights", "context", "num_devices")
+INSTEAD_ORDER = ("gradient_checkpointing", "moe_offload", "gpu_layers", "weights", "context", "num_devices")
 
 
 def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: Options, engine: str, verdict: dict,
@@ -443,6 +482,25 @@ def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: Options, 
             out.update({k: moe[k] for k in ("cpu_moe_layers", "moe_layers", "gpu_gib", "ram_gib")})
             out["host_gb_s"] = opts.placement.host_bandwidth_gb_s or d.DEFAULT_HOST_BANDWIDTH.value
         return out
+    return None
+
+
+def training_instead(device_id: str, device: dict, model: ModelSpec, opts: Options, verdict: dict) -> dict | None:
+    """The nearest configuration in which training runs when this one does not fit (``training_verdict``): with
+    gradient checkpointing, else a shorter context, else more devices, with its speed; None when it fits or none
+    of them runs."""
+    candidates = [(change, {change: value}) for change, value in fit_changes(verdict, opts).items()]
+    if not candidates and not opts.training.gradient_checkpointing:  # neither alone: more devices, recomputing
+        recomputing = opts.replace(gradient_checkpointing=True)
+        count = training_devices_needed(model, recomputing, device)
+        if count:
+            candidates.append(("num_devices_checkpointing", {"num_devices": count, "gradient_checkpointing": True}))
+    for change, values in candidates:  # the nearest first
+        alt = opts.replace(**values)
+        r = device_result(device_id, device, workload(model, alt), alt, "device", [])
+        return {"change": change, **values, "time_s": r["time_s"], "tokens_per_s": r["tokens_per_s"],
+                "tokens_per_s_per_sequence": None, "bound": r["bound"],
+                "need_gib": training_verdict(model, alt, device, device_id)["need_gib"]}
     return None
 
 
@@ -521,6 +579,12 @@ def estimate_speed(
     else:
         dev_result = device_result(device_id, device, work, opts, "device", notes)
         base_result = device_result(baseline_id, baseline, work, opts, "baseline", notes) if baseline else None
+        if model is not None and opts.run.workload == "training":  # no training time for what cannot be trained
+            for entry, entry_id, entry_device in ((dev_result, device_id, device), (base_result, baseline_id, baseline)):
+                if entry is not None:
+                    entry["memory"] = training_verdict(model, opts, entry_device, entry_id)
+                    entry["memory"]["runs_instead"] = training_instead(entry_id, entry_device, model, opts,
+                                                                       entry["memory"])
     why = reason(dev_result, base_result) if base_result else None
     does_not_fit = fit_reason(dev_result, base_result, opts.run.workload) if "memory" in dev_result else None
     weight_only = d.WEIGHT_FORMATS[quant.weights].kind in ("int4", "nf4", "gguf", "exl", "mlx")
@@ -538,6 +602,10 @@ def estimate_speed(
     if opts.run.workload == "training":
         per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.training.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
         notes.append(Message("note.training_compute_bound", {"flops_per_token": per_token.value}))
+        if model is not None:
+            key = "note.training_memory_sharded" if opts.placement.num_devices > 1 else "note.training_memory"
+            notes.append(Message(key, {"batch": opts.run.batch, "context": opts.run.context,
+                                       "num_devices": opts.placement.num_devices}))
     if opts.placement.num_devices > 1 and "split" not in dev_result:
         notes.append(Message("note.multi_device", {"num_devices": opts.placement.num_devices}))
     if opts.placement.num_devices > 1 and "split" in dev_result:

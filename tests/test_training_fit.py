@@ -1,0 +1,68 @@
+"""The speed calculator's training time only for what the devices can hold: full training's memory (the memory
+calculator's count, fully sharded over several devices) decides, as the fit verdict does for inference."""
+
+from __future__ import annotations
+
+import pytest
+
+from atlas.core import calcview, l10n
+from calculators_support import catalog, ok
+
+
+def speed(lang: str = "en", **params) -> dict:
+    return ok("speed", lang, workload="training", **params)
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_training_a_70b_on_one_4090_gets_no_training_time(lang):
+    result = speed(lang, model="llama-3.1-70b", device="rtx-4090")
+    verdict = result["device"]["memory"]
+    assert result["fits"] is False and not verdict["fits"] and verdict["need_gib"] > 1000  # ~16 bytes a parameter
+    # Without recomputation the activations of one 4,096-token sequence (~85 GiB) fit on no number of data-parallel
+    # 4090s; with it, some seventy hold the sharded rest: the nearest configuration that runs.
+    assert verdict["suggestions"]["num_devices"] is None and verdict["suggestions"]["gradient_checkpointing_gib"] is None
+    alt = verdict["runs_instead"]
+    assert alt["change"] == "num_devices_checkpointing" and alt["gradient_checkpointing"] is True
+    sharded = speed(lang, model="llama-3.1-70b", device="rtx-4090", num_devices=alt["num_devices"],
+                    gradient_checkpointing="true")
+    fewer = speed(lang, model="llama-3.1-70b", device="rtx-4090", num_devices=alt["num_devices"] - 1,
+                  gradient_checkpointing="true")
+    assert sharded["fits"] and not fewer["fits"] and 40 < alt["num_devices"] < 100
+    assert alt["tokens_per_s"] == pytest.approx(sharded["device"]["tokens_per_s"])
+    h100 = speed(lang, model="llama-3.1-70b", device="h100-sxm")["device"]["memory"]["runs_instead"]
+    assert (h100["change"], h100["num_devices"]) == ("num_devices_checkpointing", 15)  # FSDP on 16 H100s in practice
+    out = calcview.render({"command": "speed", "params": {"model": "llama-3.1-70b", "device": "rtx-4090",
+                                                          "workload": "training"}, "lang": lang}, catalog())
+    assert out["summary"].startswith("Does not fit on RTX 4090" if lang == "en" else "Passt nicht auf RTX 4090")
+    assert 'data-does-not-fit="device.device_hours"' in out["html"] and l10n.t(lang, "table.does_not_fit") in out["html"]
+
+
+def test_what_fits_only_with_gradient_checkpointing_is_run_with_it():
+    result = speed(model="llama-3.2-1b", device="rtx-4090")
+    alt = result["device"]["memory"]["runs_instead"]
+    assert result["fits"] is False and alt["change"] == "gradient_checkpointing"
+    recomputed = speed(model="llama-3.2-1b", device="rtx-4090", gradient_checkpointing="true")
+    assert recomputed["fits"] and alt["tokens_per_s"] == pytest.approx(recomputed["device"]["tokens_per_s"])
+    assert alt["tokens_per_s"] < result["device"]["tokens_per_s"]  # the forward pass twice: 8 FLOPs, not 6
+    assert "note.fit_gradient_checkpointing" in [n["key"] for n in result["notes"]]
+
+
+def test_more_devices_are_counted_in_the_same_setting():
+    """The devices suggested are those on which the same data-parallel, fully sharded training fits: each holds its
+    own sequences' activations (not one replica split evenly, activations included)."""
+    result = speed(model="llama-3.1-8b", device="h100-sxm")
+    count = result["device"]["memory"]["suggestions"]["num_devices"]
+    assert result["fits"] is False and result["device"]["memory"]["runs_instead"]["change"] == "num_devices"
+    assert speed(model="llama-3.1-8b", device="h100-sxm", num_devices=count)["fits"]
+    assert not speed(model="llama-3.1-8b", device="h100-sxm", num_devices=count - 1)["fits"] or count == 2
+
+
+def test_the_memory_is_the_memory_calculators_full_training_fully_sharded():
+    result = speed(model="llama-3.1-8b", device="h100-sxm", num_devices=8, baseline="a100-sxm-80gb")
+    memory = ok("vram", model="llama-3.1-8b", mode="full", device="h100-sxm", num_devices=8, zero=3)["verdict"]
+    assert result["fits"] and result["device"]["memory"]["need_gib"] == pytest.approx(memory["need_gib"])
+    assert result["baseline"]["memory"]["fits"] and result["comparison"]["both_fit"]
+    keys = [n["key"] for n in result["notes"]]
+    assert "note.training_memory_sharded" in keys and "note.fits" in keys
+    one = speed(model="llama-3.2-1b", device="h100-sxm")
+    assert "note.training_memory" in [n["key"] for n in one["notes"]] and one["fits"]
