@@ -66,3 +66,16 @@ def test_the_memory_is_the_memory_calculators_full_training_fully_sharded():
     assert "note.training_memory_sharded" in keys and "note.fits" in keys
     one = speed(model="llama-3.2-1b", device="h100-sxm")
     assert "note.training_memory" in [n["key"] for n in one["notes"]] and one["fits"]
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_the_page_speaks_of_the_whole_run_not_of_one_step(lang):
+    from atlas.core.calcview import numbers
+
+    params = {"model": "llama-3.1-8b", "device": "h100-sxm", "num_devices": 8, "workload": "training"}
+    result = speed(lang, **{k: v for k, v in params.items() if k != "workload"})
+    html = calcview.render({"command": "speed", "params": params, "lang": lang}, catalog())["html"]
+    flops = numbers.si(result["flops"], lang, l10n.t(lang, "calc.unit.flop"))
+    assert l10n.t(lang, "calc.speed.work_training", flops=flops,
+                  tokens=numbers.significant(result["tokens"], lang)) in html
+    assert l10n.t(lang, "calc.speed.work", flops="@", bytes="@").split("@")[0] not in html

@@ -545,10 +545,14 @@ def speed_html(result: dict, lang: str) -> str:
         rows.append(el("tr", cells))
     head = [_t(lang, "calc.col.quantity")] + [device_name(entry["name"], lang) for _, entry in entries]
     table = _table(head, rows)
+    flops = numbers.si(result["flops"], lang, _t(lang, "calc.unit.flop"))
+    work = (_t(lang, "calc.speed.work_training", flops=flops,
+               tokens=numbers.significant(result["tokens"], lang)) if result["workload"] == "training"
+            else _t(lang, "calc.speed.work", flops=flops,
+                    bytes=_opt(lambda v, lg: numbers.si(v, lg, _t(lg, "calc.unit.byte")), result["bytes"], lang)))
     workload = el(
         "p",
-        text(_t(lang, "calc.speed.work", flops=numbers.si(result["flops"], lang, _t(lang, "calc.unit.flop")),
-                bytes=_opt(lambda v, lg: numbers.si(v, lg, _t(lg, "calc.unit.byte")), result["bytes"], lang))) + " "
+        text(work) + " "
         + (text(_t(lang, "calc.speed.intensity")) + " "
            + value("strong", "arithmetic_intensity", result["arithmetic_intensity"],
                    numbers.significant(result["arithmetic_intensity"], lang)) + " "
