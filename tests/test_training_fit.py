@@ -79,3 +79,36 @@ def test_the_page_speaks_of_the_whole_run_not_of_one_step(lang):
     assert l10n.t(lang, "calc.speed.work_training", flops=flops,
                   tokens=numbers.significant(result["tokens"], lang)) in html
     assert l10n.t(lang, "calc.speed.work", flops="@", bytes="@").split("@")[0] not in html
+
+
+@pytest.mark.parametrize("lang", l10n.LANGUAGES)
+def test_qlora_on_a_24_gb_card_fits_with_recomputation_and_counts_four_flops_a_token_without_it(lang):
+    """Fine-tuning an 8B model with QLoRA on an RTX 4090: its memory is the memory calculator's QLoRA count (NF4
+    weights, adapters), its compute 4 FLOPs per parameter and token (no weight gradients for frozen weights), 6 with
+    gradient checkpointing, which it needs at 4,096 tokens."""
+    base = {"model": "llama-3.1-8b", "device": "rtx-4090", "training_mode": "qlora"}
+    plain, recomputed = speed(lang, **base), speed(lang, **base, gradient_checkpointing="true")
+    memory = ok("vram", lang, model="llama-3.1-8b", mode="qlora", device="rtx-4090",
+                gradient_checkpointing="true")["verdict"]
+    assert not plain["fits"] and plain["device"]["memory"]["runs_instead"]["change"] == "gradient_checkpointing"
+    assert recomputed["fits"] and recomputed["device"]["memory"]["need_gib"] == pytest.approx(memory["need_gib"])
+    active = 8.03e9
+    assert plain["flops"] == pytest.approx(4 * active * 1e9, rel=0.01)
+    assert recomputed["flops"] == pytest.approx(6 * active * 1e9, rel=0.01)
+    full = speed(lang, model="llama-3.1-8b", device="h100-sxm", num_devices=8)
+    lora = speed(lang, model="llama-3.1-8b", device="h100-sxm", num_devices=8, training_mode="lora")
+    assert lora["device"]["time_s"] / full["device"]["time_s"] == pytest.approx(4 / 6)
+    notes = {n["key"]: n["message"] for n in recomputed["notes"]}
+    assert "QLoRA" in notes["note.training_memory_adapters"] and "6" in notes["note.training_compute_bound"]
+
+
+def test_the_speed_form_asks_what_is_trained_with_the_training_fields():
+    import re
+
+    from atlas.core.calcview import form
+
+    html = form.form_html("speed", form.initial_values("speed", {"model": "llama-3.1-8b"}, catalog()), "de", catalog())
+    select = re.search(r'<select id="calc-speed-training-mode"[^>]*>(.*?)</select>', html, re.S)[1]
+    assert re.findall(r">([^<]+)</option>", select) == ["volles Training", "LoRA", "QLoRA"]
+    group = html[:html.index('id="calc-speed-training-mode"')].rsplit("<fieldset", 1)[1]
+    assert 'data-when="workload=training"' in group

@@ -21,6 +21,7 @@ def all_defaults() -> list[d.Default]:
         d.LOGITS_BYTES,
         d.TRAINING_FLOPS_PER_TOKEN,
         d.TRAINING_FLOPS_RECOMPUTE,
+        d.TRAINING_FLOPS_ADAPTERS,
         d.LORA_RANK,
         d.DEFAULT_INTERMEDIATE_RATIO,
         d.SPARSE_TO_DENSE,

@@ -488,6 +488,14 @@ TRAINING_FLOPS_RECOMPUTE = Default(
     "full recomputation repeats the forward pass (2PD) once more",
 )
 LORA_RANK = Default("lora.rank", 8, "rank", PEFT_LORA, "adapters on every linear layer of attention and MLP (QLoRA)")
+# LoRA and QLoRA train adapters on frozen weights: the backward pass still carries the activations' gradients through
+# every weight (2PD of its 4PD) but computes no weight gradient for the frozen ones; the adapters' own FLOPs, rank x
+# (in + out) per linear layer, are well under 1 % at the ranks used and are left out.
+TRAINING_FLOPS_ADAPTERS = Default(
+    "training.flops_adapters", 4, "FLOPs per active parameter and token", TRANSFORMER_MATH,
+    "derived from 6PD = forward 2PD + backward 4PD, of which the frozen weights need only the activations' "
+    "gradients (2PD); 6 with full recomputation",
+)
 
 # --- Inference ----------------------------------------------------------------
 

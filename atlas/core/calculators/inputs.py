@@ -47,6 +47,7 @@ speed only
   workload         decode prefill training kernel
   precision        compute precision (default: the weight format's)
   tokens           training tokens
+  training_mode    full lora qlora (training: what the run updates; QLoRA keeps the frozen weights in NF4)
   flops, bytes     a kernel's work [FLOPs, bytes]
   compute_efficiency, memory_efficiency  fractions of peak (0-1]
   price_per_hour   [US$ per device-hour]; baseline_price_per_hour, baseline_purchase_usd: the baseline's own
@@ -170,6 +171,8 @@ PARAMETERS: tuple[Param, ...] = (
     Param("precision", "choice", SPEED, "compute precision (default: the weight format's)", choices=PRECISIONS,
           section="run"),
     Param("tokens", "float", SPEED, "training tokens", 1e9, 0, 1e16, True, section="run"),
+    Param("training_mode", "choice", SPEED, "training: full (every weight), LoRA (adapters on frozen 16-bit weights) "
+          "or QLoRA (adapters on frozen NF4 weights)", "full", choices=("full", "lora", "qlora"), section="training"),
     Param("flops", "float", SPEED, "kernel: floating-point operations", None, 0, 1e30, section="run"),
     Param("bytes", "float", SPEED, "kernel: bytes moved to and from memory", None, 0, 1e30, section="run"),
     Param("compute_efficiency", "float", SPEED, "fraction of peak FLOP/s reached (0-1]", None, 0, 1, True,

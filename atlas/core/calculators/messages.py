@@ -88,6 +88,8 @@ def display(name: str, value, lang: str) -> str:
         return field_label(text, lang)
     if name in _DEVICE_PARAMS:
         return device_name(text, lang)
+    if name == "mode" and f"mode.{text}" in l10n.labels(lang):
+        return l10n.t(lang, f"mode.{text}")  # "qlora" -> "QLoRA", "full" -> "full training"
     if name == "engine" and f"engine.{text}" in l10n.labels(lang):
         return l10n.t(lang, f"engine.{text}")  # "vllm" -> "vLLM"
     if name.endswith("bound") and f"bound.{text}" in l10n.labels(lang):

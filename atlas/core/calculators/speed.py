@@ -74,8 +74,15 @@ def workload(model: ModelSpec | None, opts: Options) -> Work:
         moved = all_weights * touched + kv_cache_bytes(model, quant.kv_cache, opts.run.context, opts.run.batch)
         flops = 2 * model.active * tokens + opts.run.batch * attention * model.attention_pairs(opts.run.context)
         return Work(flops, moved, tokens)
-    per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.training.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
-    return Work(per_token.value * model.active * opts.run.tokens, None, opts.run.tokens)
+    return Work(training_flops_per_token(opts) * model.active * opts.run.tokens, None, opts.run.tokens)
+
+
+def training_flops_per_token(opts: Options) -> float:
+    """FLOPs per active parameter and token of a training run: 6 for full training, 4 for adapters on frozen
+    weights (LoRA, QLoRA: no weight gradients for those), 2 more where full recomputation repeats the forward pass."""
+    base = d.TRAINING_FLOPS_PER_TOKEN if opts.training.training_mode == "full" else d.TRAINING_FLOPS_ADAPTERS
+    return base.value + (d.TRAINING_FLOPS_RECOMPUTE.value - d.TRAINING_FLOPS_PER_TOKEN.value
+                         if opts.training.gradient_checkpointing else 0)
 
 
 def engine_for(device: dict, opts: Options) -> str:
@@ -166,13 +173,16 @@ MIN_CONTEXT_TIP = 512  # tokens: a shorter context is no configuration to run in
 
 
 def training_memory_options(opts: Options, n: int) -> Options:
-    """Full training on ``n`` devices as the memory calculator counts it: weights, gradients, the optimiser's states
-    (its default, AdamW) and the activations of ``opts.run.batch`` sequences of ``opts.run.context`` tokens; over
-    several devices data parallel and fully sharded (ZeRO-3/FSDP: each holds a share of the weights, gradients and
-    states, and the activations of its own sequences)."""
-    return Options(quantisation=opts.quantisation).replace(
-        mode="full", context=opts.run.context, batch=opts.run.batch, num_devices=n, zero=3 if n > 1 else 0,
+    """Training on ``n`` devices as the memory calculator counts it (``opts.training.training_mode``: full, LoRA or
+    QLoRA, the frozen weights of QLoRA in NF4): weights, gradients and the optimiser's states (its default, AdamW) of
+    what is trained, and the activations of ``opts.run.batch`` sequences of ``opts.run.context`` tokens; over several
+    devices data parallel and fully sharded (ZeRO-3/FSDP: each holds a share of the weights, gradients and states,
+    and the activations of its own sequences)."""
+    mode = opts.training.training_mode
+    memory = Options(quantisation=opts.quantisation).replace(
+        mode=mode, context=opts.run.context, batch=opts.run.batch, num_devices=n, zero=3 if n > 1 else 0,
         gradient_checkpointing=opts.training.gradient_checkpointing)
+    return memory.replace(weights="nf4") if mode == "qlora" else memory
 
 
 def training_devices_needed(model: ModelSpec, opts: Options, device: dict) -> int | None:
@@ -600,12 +610,14 @@ def estimate_speed(
         notes.append(Message("note.moe_offload_dense", {"model": model.name}))
     notes.extend(energy_notes([dev_result, base_result], opts))
     if opts.run.workload == "training":
-        per_token = d.TRAINING_FLOPS_RECOMPUTE if opts.training.gradient_checkpointing else d.TRAINING_FLOPS_PER_TOKEN
-        notes.append(Message("note.training_compute_bound", {"flops_per_token": per_token.value}))
+        notes.append(Message("note.training_compute_bound", {"flops_per_token": training_flops_per_token(opts)}))
         if model is not None:
-            key = "note.training_memory_sharded" if opts.placement.num_devices > 1 else "note.training_memory"
+            mode = opts.training.training_mode
+            key = "note.training_memory" + ("" if mode == "full" else "_adapters") + (
+                "_sharded" if opts.placement.num_devices > 1 else "")
             notes.append(Message(key, {"batch": opts.run.batch, "context": opts.run.context,
-                                       "num_devices": opts.placement.num_devices}))
+                                       "num_devices": opts.placement.num_devices, "mode": mode,
+                                       "rank": d.LORA_RANK.value}))
     if opts.placement.num_devices > 1 and "split" not in dev_result:
         notes.append(Message("note.multi_device", {"num_devices": opts.placement.num_devices}))
     if opts.placement.num_devices > 1 and "split" in dev_result:
