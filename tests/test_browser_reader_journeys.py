@@ -243,6 +243,41 @@ def test_the_owner_of_a_64_gb_m3_max_picks_it_and_gpt_oss_120b_needs_the_128_gb_
     assert pg.console_errors == []
 
 
+@pytest.mark.parametrize(("lang", "size"), [("de", "phone"), ("en", "desktop")])
+def test_how_long_does_a_qlora_fine_tune_take_on_my_4090(browser, site_server, lang, size):
+    """A reader picks training, QLoRA and an RTX 4090: the answer says first that it does not fit without gradient
+    checkpointing and names that setting with its speed; ticking it gives the run's time, as the CLI computes."""
+    pg = open_page(browser, size)
+    pg.goto(page_url(site_server, lang, "speed", "?model=llama-3.1-8b&device=rtx-4090&baseline=rtx-3090"))
+    assert wait_status(pg, "ready") == "ready"
+    for field, value in (("workload", "training"), ("training-mode", "qlora")):
+        before = renders(pg)
+        pg.select_option(f"#calc-speed-{field}", value)
+        settle(pg, before)
+    params = {"model": "llama-3.1-8b", "device": "rtx-4090", "baseline": "rtx-3090", "workload": "training",
+              "training_mode": "qlora"}
+
+    def answer_is(expected: str) -> None:  # the phone's bar holds the whole summary, the desktop's verdict its start
+        pg.evaluate("window.scrollTo(0, 0)")
+        shown = visible_answer(pg, size)
+        assert shown == expected if size == "phone" else (expected.startswith(shown) and len(shown) > 40), shown
+
+    summary = expected_summary("speed", params, lang)
+    assert summary.startswith("Passt nicht auf RTX 4090" if lang == "de" else "Does not fit on RTX 4090")
+    assert ("mit Gradient Checkpointing" if lang == "de" else "with gradient checkpointing") in summary
+    answer_is(summary)
+    before = renders(pg)
+    pg.check("#calc-speed-gradient-checkpointing")
+    settle(pg, before)
+    params["gradient_checkpointing"] = "true"
+    answer_is(expected_summary("speed", params, lang))
+    assert_matches_cli(pg, "speed", params, lang)
+    # the address, rewritten as the reader changes the form, holds the setting for a shared link
+    pg.wait_for_function("() => ['workload=training', 'training_mode=qlora', 'gradient_checkpointing=true']"
+                         ".every((p) => location.search.includes(p))", timeout=READY_MS)
+    assert pg.console_errors == []
+
+
 @pytest.mark.parametrize(("lang", "size"), [("en", "phone"), ("de", "desktop")])
 def test_switching_language_keeps_the_answer(browser, site_server, lang, size):
     """A reader who has an answer and switches language gets the same answer in the other language: the
