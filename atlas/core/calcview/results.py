@@ -493,7 +493,9 @@ def speed_html(result: dict, lang: str) -> str:
         ("tokens_per_s", _t(lang, "calc.row.tokens_per_s"), lambda v: _opt(numbers.significant, v, lang)),
         ("bound", _t(lang, "calc.row.bound"), lambda v: _t(lang, f"bound.{v}")),
         ("compute_time_s", _t(lang, "calc.row.compute_time"), lambda v: numbers.duration(v, lang)),
-        ("memory_time_s", _t(lang, "calc.row.memory_time"), lambda v: numbers.duration(v, lang)),
+        # no memory time where the workload's memory traffic is not modelled (training: compute-bound)
+        *((("memory_time_s", _t(lang, "calc.row.memory_time"), lambda v: numbers.duration(v, lang)),)
+          if result["bytes"] is not None else ()),
         # the rest of the time, where a device spends any: the parts then add up to the time per step
         *((key, _t(lang, label), lambda v: numbers.duration(v, lang))
           for key, label in (("overhead_time_s", "calc.row.overhead_time"),
