@@ -186,8 +186,8 @@ def training_memory_options(opts: Options, n: int) -> Options:
 
 
 def training_devices_needed(model: ModelSpec, opts: Options, device: dict) -> int | None:
-    """The fewest devices (more than the reader's) on which full training fits (``training_memory_options``); None
-    when no number does: the activations do not shrink with more data-parallel devices."""
+    """The fewest devices (more than the reader's) on which the training run fits (``training_memory_options``);
+    None when no number does: the activations do not shrink with more data-parallel devices."""
     usable = dev.usable_bytes(device)
 
     def short_on(n: int) -> bool:
@@ -200,9 +200,9 @@ def training_devices_needed(model: ModelSpec, opts: Options, device: dict) -> in
 
 
 def training_verdict(model: ModelSpec, opts: Options, device: dict, device_id: str | None = None) -> fit.Verdict:
-    """``fit.verdict`` for full training on ``opts.placement.num_devices`` of ``device`` (``training_memory_options``);
-    when it does not fit, the devices it needs in that same setting (not one replica split evenly, activations
-    included, as the memory calculator's list of devices counts)."""
+    """``fit.verdict`` for the training run on ``opts.placement.num_devices`` of ``device``
+    (``training_memory_options``); when it does not fit, the devices it needs in that same setting (not one replica
+    split evenly, activations included, as the memory calculator's list of devices counts)."""
     out = fit.verdict(model, training_memory_options(opts, opts.placement.num_devices), device, device_id=device_id,
                       suggest_when_fits=False)
     if not out["fits"]:
@@ -352,9 +352,9 @@ def llm_device_result(device_id: str, device: dict, model: ModelSpec, opts: Opti
 # it, the command line and the page show "does not fit" in their place (the device's own figures, its peak,
 # bandwidth, power and hourly price, stay).
 RUN_FIGURES = ("time_s", "tokens_per_s", "tokens_per_s_per_sequence", "bound", "compute_time_s", "memory_time_s",
-               "overhead_time_s", "communication_time_s", "attainable_tflops", "cost.usd_per_million_tokens", "energy.joules_per_token",
-               "energy.kwh_per_million_tokens", "energy.usd_per_million_tokens", "device_hours", "energy_kwh",
-               "cost_usd")
+               "overhead_time_s", "communication_time_s", "attainable_tflops", "cost.usd_per_million_tokens",
+               "energy.joules_per_token", "energy.kwh_per_million_tokens", "energy.usd_per_million_tokens",
+               "device_hours", "energy_kwh", "cost_usd")
 
 
 def holds_model(entry: dict) -> bool:
@@ -496,9 +496,9 @@ def runs_instead(device_id: str, device: dict, model: ModelSpec, opts: Options, 
 
 
 def training_instead(device_id: str, device: dict, model: ModelSpec, opts: Options, verdict: dict) -> dict | None:
-    """The nearest configuration in which training runs when this one does not fit (``training_verdict``): with
-    gradient checkpointing, else a shorter context, else more devices, with its speed; None when it fits or none
-    of them runs."""
+    """The nearest configuration in which training runs when this one does not fit (``training_verdict``), with its
+    speed: gradient checkpointing, else a shorter context, else more devices, else more devices with gradient
+    checkpointing; None when it fits or none of them runs."""
     candidates = [(change, {change: value}) for change, value in fit_changes(verdict, opts).items()]
     if not candidates and not opts.training.gradient_checkpointing:  # neither alone: more devices, recomputing
         recomputing = opts.replace(gradient_checkpointing=True)
