@@ -184,3 +184,5 @@ def test_training_that_fits_only_with_gradient_checkpointing_says_so(lang):
     html = calcview.render({"command": "vram", "params": params, "lang": lang}, catalog())["html"]
     sentence = l10n.t(lang, "verdict.suggest.gradient_checkpointing", gib="@").split("@")[0]
     assert sentence in html and numbers.gib(recomputed["need_gib"], lang) in html
+    context = l10n.t(lang, "verdict.suggest.context", context="@").split("@")[0]
+    assert context in html and html.index(sentence) < html.index(context)  # the usual remedy first

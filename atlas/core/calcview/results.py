@@ -192,6 +192,11 @@ def suggestions_html(result: dict, lang: str) -> str:
         return ""
     tips = verdict["suggestions"]
     items = []
+    # training: the usual remedy first (PEFT's QLoRA recipe turns it on by default)
+    if tips.get("gradient_checkpointing_gib"):
+        items.append(Sentence(_t(lang, "verdict.suggest.gradient_checkpointing"),
+                              gib=("verdict.suggestions.gradient_checkpointing_gib", tips["gradient_checkpointing_gib"],
+                                   numbers.gib(tips["gradient_checkpointing_gib"], lang))).html())
     if tips["max_context"] is not None:
         key = "verdict.suggest.context_model" if tips["max_context_limited_by"] == "model" else "verdict.suggest.context"
         items.append(Sentence(_t(lang, key), context=("verdict.suggestions.max_context", tips["max_context"],
@@ -208,10 +213,6 @@ def suggestions_html(result: dict, lang: str) -> str:
         items.append(Sentence(_t(lang, "verdict.suggest.configuration"), sizes=sizes,
                               gib=("verdict.suggestions.configuration_gib", tips["configuration_gib"],
                                    numbers.significant(tips["configuration_gib"], lang))).html())
-    if tips.get("gradient_checkpointing_gib"):
-        items.append(Sentence(_t(lang, "verdict.suggest.gradient_checkpointing"),
-                              gib=("verdict.suggestions.gradient_checkpointing_gib", tips["gradient_checkpointing_gib"],
-                                   numbers.gib(tips["gradient_checkpointing_gib"], lang))).html())
     if tips["num_devices"]:
         items.append(Sentence(_t(lang, "verdict.suggest.num_devices"),
                               count=("verdict.suggestions.num_devices", tips["num_devices"],
