@@ -143,7 +143,7 @@ def test_no_suggestion_offers_more_bits_than_the_model_is_published_in():
     """FP32 copies of a BF16 checkpoint (or BF16 of gpt-oss's MXFP4) hold no more than the published weights:
     neither "fits too" nor "best format that fits" offers them (the command line named FP32 the best format for
     every small model on an RTX 4090)."""
-    from atlas.core.calculators.memory import beyond_published, weight_bytes
+    from atlas.core.calculators.memory import beyond_published
     from atlas.core.calculators.models import ModelSpec
     from calculators_support import ok
 
@@ -160,9 +160,7 @@ def test_no_suggestion_offers_more_bits_than_the_model_is_published_in():
         model = ModelSpec.from_preset(model_id, models[model_id])
         quant = types.SimpleNamespace(group_size=128, double_quant=True, bpw=None)
         assert row["best_format"] is None or not beyond_published(model, row["best_format"], quant), model_id
-        assert not beyond_published(model, model.published_format or "bf16", quant)
         assert beyond_published(model, "fp32", quant) == (model.published_format != "fp32")
-        assert weight_bytes(model, "fp32") > 0
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

@@ -194,7 +194,8 @@ def resolve_draft(values: dict, model: ModelSpec | None, opts: Options, device: 
         if draft_id is None:  # the smallest preset of the same publisher and tokenizer
             draft_id = speculative.default_draft(model.id, catalog.models)
             if draft_id is None:
-                problems.append(error("draft_model", "error.no_default_draft", model=model.name))
+                problems.append(error("draft_model", "error.no_default_draft", model=model.name,
+                                      percent=round(100 * speculative.DRAFT_MAX_ACTIVE_SHARE)))
         if draft_id == CUSTOM:
             problems.append(error("draft_model", "error.draft_custom"))
         elif draft_id is not None:

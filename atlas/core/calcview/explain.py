@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from atlas.core import l10n
 from atlas.core.calculators import assumptions
+from atlas.core.calculators import defaults as d
 from atlas.core.calcview import numbers
 from atlas.core.calcview.markup import el, text
 
@@ -19,6 +20,12 @@ from atlas.core.calcview.markup import el, text
 FORMULAS = {
     "vram": ("weights", "kv_cache", "workspace", "activations", "training_state", "overhead", "fits"),
     "speed": ("roofline", "decode", "prefill", "training", "intensity", "speedup"),
+}
+
+# Figures an explanation states, from the defaults that hold them (``calc.explain.<command>.<item>`` placeholders).
+FIGURES = {
+    "training": {"full": d.TRAINING_FLOPS_PER_TOKEN.value, "adapters": d.TRAINING_FLOPS_ADAPTERS.value,
+                 "recompute": d.TRAINING_FLOPS_RECOMPUTE.value - d.TRAINING_FLOPS_PER_TOKEN.value},
 }
 
 # Units of the defaults (as ``atlas.core.calculators.defaults`` writes them) -> translation key.
@@ -85,8 +92,8 @@ def defaults_table(lang: str) -> str:
 def explain_html(command: str, lang: str) -> str:
     """The collapsible section for ``command`` ("vram" or "speed") in ``lang``."""
     items = "".join(
-        el("li", text(l10n.t(lang, f"calc.explain.{command}.{item}")) + "<br>"
-           + el("code", text(l10n.t(lang, f"calc.explain.{command}.{item}.formula"))))
+        el("li", text(l10n.t(lang, f"calc.explain.{command}.{item}", **FIGURES.get(item, {}))) + "<br>"
+           + el("code", text(l10n.t(lang, f"calc.explain.{command}.{item}.formula", **FIGURES.get(item, {})))))
         for item in FORMULAS[command]
     )
     body = (

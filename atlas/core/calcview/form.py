@@ -17,6 +17,7 @@ import re
 from atlas.core import l10n
 from atlas.core.calculators import defaults as d
 from atlas.core.calculators import devices as dev
+from atlas.core.calculators import speculative
 from atlas.core.calculators.inputs import BY_NAME, CUSTOM, CUSTOM_FIELDS, Param, params_for
 from atlas.core.calcview.markup import attrs, el, text, void
 from atlas.core.calcview.numbers import field_value
@@ -151,6 +152,11 @@ def choices(param: Param, catalog) -> list[str]:
 
 # What an empty field means where the parameter itself has no default (the estimator fills it in).
 HELP_DEFAULTS = {"host_bandwidth_gb_s": d.DEFAULT_HOST_BANDWIDTH.value}
+# Figures a help text states, from where the estimators keep them (placeholders of ``help.<name>``).
+HELP_FIGURES = {
+    "draft_model": {"percent": round(100 * speculative.DRAFT_MAX_ACTIVE_SHARE)},
+    "training_mode": {"full": d.TRAINING_FLOPS_PER_TOKEN.value, "adapters": d.TRAINING_FLOPS_ADAPTERS.value},
+}
 
 
 def _described_by(command: str, name: str) -> str:
@@ -161,16 +167,16 @@ def help_text(command: str, name: str, lang: str) -> str:
     """The one-line explanation of a field in ``lang`` (``help.<name>``, or ``help.<name>.<command>``
     where one command reads it differently); ``{default}`` is the parameter's default as typed."""
     key = f"help.{name}.{command}" if f"help.{name}.{command}" in l10n.labels(lang) else f"help.{name}"
-    template = l10n.t(lang, key)
-    if "{default}" not in template:
-        return template
+    figures = HELP_FIGURES.get(name, {})
+    if "{default}" not in l10n.labels(lang)[key]:
+        return l10n.t(lang, key, **figures)
     # an empty field's value: the parameter's default, or where the parameter has none the estimator's own
     default = BY_NAME[name].default if BY_NAME[name].default is not None else HELP_DEFAULTS.get(name)
     if isinstance(default, bool) or not isinstance(default, (int, float, str)) or (
             isinstance(default, float) and not math.isfinite(default)):
         raise ValueError(f"help.{name} says what an empty field means, but {name} has no usable default: {default!r}")
     shown = l10n.format_number(default, lang, 2) if isinstance(default, (int, float)) else default
-    return l10n.t(lang, key, default=shown)
+    return l10n.t(lang, key, default=shown, **figures)
 
 
 def _help(command: str, name: str, lang: str) -> str:
