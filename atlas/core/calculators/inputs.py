@@ -172,7 +172,8 @@ PARAMETERS: tuple[Param, ...] = (
           section="run"),
     Param("tokens", "float", SPEED, "training tokens", 1e9, 0, 1e16, True, section="run"),
     Param("training_mode", "choice", SPEED, "training: full (every weight), LoRA (adapters on frozen 16-bit weights) "
-          "or QLoRA (adapters on frozen NF4 weights)", "full", choices=("full", "lora", "qlora"), section="training"),
+          "or QLoRA (adapters on frozen NF4 weights)", "full", choices=MODES[1:],  # the memory calculator's less inference
+          section="training"),
     Param("flops", "float", SPEED, "kernel: floating-point operations", None, 0, 1e30, section="run"),
     Param("bytes", "float", SPEED, "kernel: bytes moved to and from memory", None, 0, 1e30, section="run"),
     Param("compute_efficiency", "float", SPEED, "fraction of peak FLOP/s reached (0-1]", None, 0, 1, True,

@@ -505,13 +505,14 @@ def training_instead(device_id: str, device: dict, model: ModelSpec, opts: Optio
         count = training_devices_needed(model, recomputing, device)
         if count:
             candidates.append(("num_devices_checkpointing", {"num_devices": count, "gradient_checkpointing": True}))
-    for change, values in candidates:  # the nearest first
-        alt = opts.replace(**values)
-        r = device_result(device_id, device, workload(model, alt), alt, "device", [])
-        return {"change": change, **values, "time_s": r["time_s"], "tokens_per_s": r["tokens_per_s"],
-                "tokens_per_s_per_sequence": None, "bound": r["bound"],
-                "need_gib": training_verdict(model, alt, device, device_id)["need_gib"]}
-    return None
+    if not candidates:
+        return None
+    change, values = candidates[0]  # the nearest
+    alt = opts.replace(**values)
+    r = device_result(device_id, device, workload(model, alt), alt, "device", [])
+    return {"change": change, **values, "time_s": r["time_s"], "tokens_per_s": r["tokens_per_s"],
+            "tokens_per_s_per_sequence": None, "bound": r["bound"],
+            "need_gib": training_verdict(model, alt, device, device_id)["need_gib"]}
 
 
 def _short(entry: dict, key: str, **extra) -> Message:
@@ -613,11 +614,11 @@ def estimate_speed(
         notes.append(Message("note.training_compute_bound", {"flops_per_token": training_flops_per_token(opts)}))
         if model is not None:
             mode = opts.training.training_mode
-            key = "note.training_memory" + ("" if mode == "full" else "_adapters") + (
-                "_sharded" if opts.placement.num_devices > 1 else "")
-            notes.append(Message(key, {"batch": opts.run.batch, "context": opts.run.context,
-                                       "num_devices": opts.placement.num_devices, "mode": mode,
-                                       "rank": d.LORA_RANK.value}))
+            notes.append(Message("note.training_memory" + ("" if mode == "full" else "_adapters"),
+                                 {"batch": opts.run.batch, "context": opts.run.context, "mode": mode,
+                                  "rank": d.LORA_RANK.value}))
+            if opts.placement.num_devices > 1:
+                notes.append(Message("note.training_sharded", {"num_devices": opts.placement.num_devices}))
     if opts.placement.num_devices > 1 and "split" not in dev_result:
         notes.append(Message("note.multi_device", {"num_devices": opts.placement.num_devices}))
     if opts.placement.num_devices > 1 and "split" in dev_result:

@@ -489,19 +489,20 @@ def speed_html(result: dict, lang: str) -> str:
         headline += value("p", "reason.message", result["reason"]["message"], result["reason"]["message"],
                           class_="atlas-calc-reason")
     tflops = _t(lang, "unit.tops" if str(result["precision"]).startswith("int") else "unit.tflops")
+    # The parts of the time, so that they add up to it: compute always; memory where the workload's traffic is
+    # modelled (not for training, which is counted as compute-bound); fixed costs and communication where a device
+    # spends any.
+    parts = [("compute_time_s", "calc.row.compute_time")]
+    if result["bytes"] is not None:
+        parts.append(("memory_time_s", "calc.row.memory_time"))
+    parts += [(key, label) for key, label in (("overhead_time_s", "calc.row.overhead_time"),
+                                              ("communication_time_s", "calc.row.communication_time"))
+              if any(entry.get(key) for _, entry in entries)]
     rows_spec = [
         ("time_s", _t(lang, TIME_ROW[result["workload"]]), lambda v: numbers.duration(v, lang)),
         ("tokens_per_s", _t(lang, "calc.row.tokens_per_s"), lambda v: _opt(numbers.significant, v, lang)),
         ("bound", _t(lang, "calc.row.bound"), lambda v: _t(lang, f"bound.{v}")),
-        ("compute_time_s", _t(lang, "calc.row.compute_time"), lambda v: numbers.duration(v, lang)),
-        # no memory time where the workload's memory traffic is not modelled (training: compute-bound)
-        *((("memory_time_s", _t(lang, "calc.row.memory_time"), lambda v: numbers.duration(v, lang)),)
-          if result["bytes"] is not None else ()),
-        # the rest of the time, where a device spends any: the parts then add up to the time per step
-        *((key, _t(lang, label), lambda v: numbers.duration(v, lang))
-          for key, label in (("overhead_time_s", "calc.row.overhead_time"),
-                             ("communication_time_s", "calc.row.communication_time"))
-          if any(entry.get(key) for _, entry in entries)),
+        *((key, _t(lang, label), lambda v: numbers.duration(v, lang)) for key, label in parts),
         ("peak_tflops", _t(lang, "calc.row.peak", unit=tflops), lambda v: numbers.significant(v, lang, 4)),
         ("precision", _t(lang, "calc.row.precision"), lambda v: _t(lang, f"precision.{v}")),
         ("unit", _t(lang, "calc.row.unit"), lambda v: _t(lang, f"unit_kind.{v}")),
