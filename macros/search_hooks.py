@@ -76,7 +76,8 @@ def on_post_template(output_content, template_name, config, **kwargs):
     return output_content
 
 
-@event_priority(-105)  # after mkdocs-static-i18n (-100) has written the combined index, before runtime_hooks.py compresses
+# After mkdocs-static-i18n (-100) has written the combined index, before runtime_hooks.py (-107) compresses it.
+@event_priority(-105)
 
 def on_post_build(config, **kwargs):
     site_dir = Path(config["site_dir"])

@@ -96,7 +96,7 @@ def test_engines_and_models_that_cannot_are_refused_in_the_readers_language(lang
     found = errors("speed", lang, model="mistral-small-3.2-24b", device="h100-sxm", engine="vllm", speculative="draft")
     assert [(e["field"], e["key"]) for e in found] == [("draft_model", "error.no_default_draft")]
     assert "Mistral Small 3.2 24B" in found[0]["message"] and "None" not in found[0]["message"]
-    assert f"{round(100 * speculative.DRAFT_MAX_ACTIVE_SHARE)}\u00a0%" in found[0]["message"]  # the rule's own share
+    assert f"{speculative.DRAFT_MAX_ACTIVE_PERCENT}\u00a0%" in found[0]["message"]  # the rule's own share
     found = errors("speed", lang, model="llama-3.1-70b", device="h100-sxm", engine="vllm", speculative="draft",
                    draft_model="custom")
     assert [e["key"] for e in found] == ["error.draft_custom"]

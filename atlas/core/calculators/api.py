@@ -195,7 +195,7 @@ def resolve_draft(values: dict, model: ModelSpec | None, opts: Options, device: 
             draft_id = speculative.default_draft(model.id, catalog.models)
             if draft_id is None:
                 problems.append(error("draft_model", "error.no_default_draft", model=model.name,
-                                      percent=round(100 * speculative.DRAFT_MAX_ACTIVE_SHARE)))
+                                      percent=speculative.DRAFT_MAX_ACTIVE_PERCENT))
         if draft_id == CUSTOM:
             problems.append(error("draft_model", "error.draft_custom"))
         elif draft_id is not None:

@@ -59,15 +59,15 @@ def mtp_params(model: ModelSpec) -> float:
 
 
 # A drafter is worth running only well below the model's size: its steps, k per run, cost time the model's accepted
-# tokens must win back. The automatic choice reads at most this share of the parameters the model reads per token.
-DRAFT_MAX_ACTIVE_SHARE = 0.5
+# tokens must win back. The automatic choice reads at most this percentage of the parameters the model reads per token.
+DRAFT_MAX_ACTIVE_PERCENT = 50
 
 
 def default_draft(model_id: str, presets: dict) -> str | None:
     """The draft model a reader who names none gets: of the presets (``{id: model preset}``) by the same publisher
     with the same vocabulary (the tokenizer a draft must share), the one that reads the fewest parameters per token,
-    if it reads at most ``DRAFT_MAX_ACTIVE_SHARE`` of the model's; None where no preset qualifies (a custom model too).
-    Llama 3.2 1B for Llama 3.1 70B, Qwen3 0.6B for Qwen3-32B, Gemma 3 270M for Gemma 3 27B."""
+    if it reads at most ``DRAFT_MAX_ACTIVE_PERCENT`` % of the model's; None where no preset qualifies (a custom
+    model too). Llama 3.2 1B for Llama 3.1 70B, Qwen3 0.6B for Qwen3-32B, Gemma 3 270M for Gemma 3 27B."""
     model = presets.get(model_id)
     if model is None:
         return None
@@ -78,7 +78,7 @@ def default_draft(model_id: str, presets: dict) -> str | None:
     candidates = [(active_b(preset), draft_id) for draft_id, preset in presets.items()
                   if draft_id != model_id and preset["vendor"] == model["vendor"]
                   and preset["architecture"]["vocab"] == model["architecture"]["vocab"]
-                  and active_b(preset) <= DRAFT_MAX_ACTIVE_SHARE * active_b(model)]
+                  and 100 * active_b(preset) <= DRAFT_MAX_ACTIVE_PERCENT * active_b(model)]
     return min(candidates)[1] if candidates else None
 
 

@@ -154,7 +154,7 @@ def choices(param: Param, catalog) -> list[str]:
 HELP_DEFAULTS = {"host_bandwidth_gb_s": d.DEFAULT_HOST_BANDWIDTH.value}
 # Figures a help text states, from where the estimators keep them (placeholders of ``help.<name>``).
 HELP_FIGURES = {
-    "draft_model": {"percent": round(100 * speculative.DRAFT_MAX_ACTIVE_SHARE)},
+    "draft_model": {"percent": speculative.DRAFT_MAX_ACTIVE_PERCENT},
     "training_mode": {"full": d.TRAINING_FLOPS_PER_TOKEN.value, "adapters": d.TRAINING_FLOPS_ADAPTERS.value},
 }
 
